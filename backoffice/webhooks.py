@@ -1,0 +1,143 @@
+"""The receiver of the Payments API's webhooks: verify, store, answer, then process.
+
+The signature (Standard Webhooks) is checked over the raw body before anything is parsed.
+An accepted event is stored in the inbox (unique event id) and answered at once; the
+processing task runs after the response is sent, and a periodic sweep catches any event
+whose task never ran (a crash between the answer and the task).
+"""
+
+import datetime as dt
+import json
+import logging
+import re
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from .models import Counter, WebhookEvent, WebhookSecret
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 1024 * 1024
+
+
+class AfterResponse(JsonResponse):
+    """A response that runs callbacks once the server has sent it (WSGI close())."""
+
+    def __init__(self, *args, after=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self._after = list(after)
+
+    def close(self):
+        super().close()
+        for callback in self._after:
+            try:
+                callback()
+            except Exception:  # the sweep retries whatever did not start here
+                log.exception("Could not start the processing of a webhook event")
+
+
+def _secrets() -> list[str]:
+    found = [settings.PAYMENTS_WEBHOOK_SECRET] if settings.PAYMENTS_WEBHOOK_SECRET else []
+    return found + list(WebhookSecret.objects.order_by("-created_at").values_list("secret", flat=True))
+
+
+def verify(body: bytes, headers) -> dict:
+    """The parsed event if one of our secrets signed it within the last 5 minutes."""
+    wanted = {name: headers.get(name, "") for name in ("webhook-id", "webhook-timestamp", "webhook-signature")}
+    for secret in _secrets():
+        try:
+            return Webhook(secret).verify(body, wanted)
+        except (WebhookVerificationError, ValueError, TypeError):
+            # ValueError also covers bad base64, a malformed signature list and bad UTF-8.
+            continue
+    raise WebhookVerificationError("no secret verified this event")
+
+
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+
+
+def _created_at(value) -> dt.datetime | None:
+    """An RFC 3339 date-time ("t" and "z" may be lower case; a leap second counts as :59)."""
+    text = value.upper() if isinstance(value, str) else ""
+    if not RFC3339.fullmatch(text):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(re.sub(r"(T\d{2}:\d{2}):60", r"\1:59", text))
+        # In UTC: PostgreSQL takes offsets up to 15:59 only, RFC 3339 up to 23:59.
+        return moment.astimezone(dt.UTC)
+    except (ValueError, OverflowError):  # February 31st; a moment before year 1 in UTC
+        return None
+
+
+def _without_nul(value):
+    """The payload as stored: PostgreSQL keeps no NUL in jsonb, so each becomes U+FFFD (the
+    payload only names the record to re-read; it is never trusted beyond that)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, list):
+        return [_without_nul(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_nul(key): _without_nul(item) for key, item in value.items()}
+    return value
+
+
+def malformed(event) -> bool:
+    """Not the envelope of docs/webhook-receiver.openapi.json ({eventId, eventType, createdAt,
+    data}): refused whole rather than stored half understood."""
+    if not isinstance(event, dict):
+        return True
+    event_id, kind = event.get("eventId"), event.get("eventType")
+    return (
+        not (isinstance(event_id, str) and 0 < len(event_id) <= 128 and "\x00" not in event_id)
+        or not (isinstance(kind, str) and 0 < len(kind) <= 64 and "\x00" not in kind)
+        or _created_at(event.get("createdAt")) is None
+        or not isinstance(event.get("data"), dict)
+    )
+
+
+def _refuse(reason: str, status: int) -> JsonResponse:
+    Counter.bump(f"webhooks.refused.{reason}")
+    log.warning("Refused a webhook delivery: %s", reason)
+    return JsonResponse({"error": reason}, status=status)
+
+
+@csrf_exempt
+@require_POST
+def receive_webhook(request):
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if not declared.isdigit():
+        return _refuse("malformed", 400)
+    if int(declared) > MAX_BODY_BYTES:
+        return _refuse("too-large", 413)
+    body = request.body
+    if len(body) > MAX_BODY_BYTES:
+        return _refuse("too-large", 413)
+    try:
+        event = verify(body, request.headers)
+    except (WebhookVerificationError, json.JSONDecodeError):
+        return _refuse("bad-signature", 401)
+    if malformed(event):
+        return _refuse("malformed", 400)
+
+    try:
+        with transaction.atomic():
+            stored = WebhookEvent.objects.create(
+                event_id=event["eventId"],
+                event_type=event["eventType"],
+                payload=_without_nul(event),
+                occurred_at=_created_at(event["createdAt"]),
+            )
+    except IntegrityError:
+        # A duplicate delivery: acknowledged, not processed again.
+        return JsonResponse({"received": True, "duplicate": True}, status=200)
+    except ValueError:
+        return _refuse("malformed", 400)
+
+    from .tasks import process_webhook_event
+
+    return AfterResponse({"received": True}, status=202, after=[lambda: process_webhook_event.delay(stored.pk)])

@@ -1,0 +1,69 @@
+"""Production settings: `check --deploy` is clean, and a missing SECRET_KEY stops the process."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "k3y-for-the-deploy-check-" + "x7Qp2vL9" * 6,
+    "ALLOWED_HOSTS": "backoffice.example.com",
+    "PAYMENTS_API_BASE_URL": "https://api.payments.example.com",
+    "PAYMENTS_API_KEY": "pk_live_for_the_deploy_check",
+    "PAYMENTS_WEBHOOK_SECRET": "whsec_dGVzdHNlY3JldGZvcnRoZWRlcGxveWNoZWNr",
+}
+
+
+def manage(*args, env):
+    base = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+    assert "WARNING" not in result.stderr
+
+
+def test_check_deploy_warns_about_a_mounted_sandbox():
+    env = {k: v for k, v in PRODUCTION.items() if k != "PAYMENTS_API_BASE_URL"}
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode != 0
+    assert "backoffice.W001" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["PAYMENTS_API_KEY", "PAYMENTS_WEBHOOK_SECRET"])
+def test_check_deploy_warns_about_a_missing_secret(name):
+    env = {k: v for k, v in PRODUCTION.items() if k != name}
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode != 0
+    assert f"{name} is not set" in result.stderr
+
+
+def test_refuses_to_start_without_secret_key_when_debug_is_off():
+    env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
+    result = manage("check", env=env)
+    assert result.returncode != 0
+    assert "SECRET_KEY is not set. With DEBUG off the back-office refuses to start" in result.stderr
+
+
+def test_production_cookies_are_secure():
+    code = (
+        "from django.conf import settings as s;"
+        "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0, s.SANDBOX_MOUNTED)"
+    )
+    result = manage("shell", "-c", code, env=PRODUCTION)
+    assert result.stdout.splitlines()[-1].split() == ["True", "True", "True", "False"], result.stderr

@@ -1,0 +1,144 @@
+"""The receiver verifies, stores once and answers; processing is covered with the sandbox."""
+
+import base64
+import datetime as dt
+import json
+import uuid
+from unittest import mock
+
+import pytest
+from django.urls import reverse
+from standardwebhooks.webhooks import Webhook
+
+from backoffice.models import Counter, WebhookEvent
+
+SECRET = "whsec_" + base64.b64encode(b"a-test-secret-of-the-receiver!!").decode()
+URL = "/webhooks/payments"
+
+
+@pytest.fixture(autouse=True)
+def _secret(settings):
+    settings.PAYMENTS_WEBHOOK_SECRET = SECRET
+
+
+@pytest.fixture
+def no_processing():
+    with mock.patch("backoffice.tasks.process_webhook_event.delay") as delay:
+        yield delay
+
+
+def signed(event: dict, *, secret=SECRET, at=None, msg_id=None):
+    body = json.dumps(event)
+    msg_id = msg_id or f"msg_{uuid.uuid4().hex}"
+    at = at or dt.datetime.now(tz=dt.UTC)
+    signature = Webhook(secret).sign(msg_id, at, body)
+    headers = {
+        "HTTP_WEBHOOK_ID": msg_id,
+        "HTTP_WEBHOOK_TIMESTAMP": str(int(at.timestamp())),
+        "HTTP_WEBHOOK_SIGNATURE": signature,
+    }
+    return body, headers
+
+
+def event(kind="customer.update", **data):
+    return {
+        "eventId": f"evt_{uuid.uuid4().hex}",
+        "eventType": kind,
+        "createdAt": "2026-11-22T10:00:00Z",
+        "data": data or {"customerId": str(uuid.uuid4())},
+    }
+
+
+def post(client, body, headers):
+    return client.post(URL, body, content_type="application/json", **headers)
+
+
+def test_a_signed_event_is_stored_and_handed_to_the_worker(client, db, no_processing):
+    evt = event()
+    response = post(client, *signed(evt))
+    assert response.status_code == 202
+    stored = WebhookEvent.objects.get()
+    assert (stored.event_id, stored.event_type, stored.state) == (evt["eventId"], "customer.update", "received")
+    no_processing.assert_called_once_with(stored.pk)
+
+
+def test_the_same_event_twice_is_stored_and_processed_once(client, db, no_processing):
+    evt = event()
+    assert post(client, *signed(evt)).status_code == 202
+    again = post(client, *signed(evt))
+    assert again.status_code == 200
+    assert again.json()["duplicate"] is True
+    assert WebhookEvent.objects.count() == 1
+    assert no_processing.call_count == 1
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "wrong-secret",
+        "changed-body",
+        "no-signature",
+        "garbage-signature",
+        "stale-timestamp",
+        "future-timestamp",
+    ],
+)
+def test_bad_signatures_are_refused_and_nothing_is_stored(client, db, no_processing, tamper):
+    evt = event()
+    other = "whsec_" + base64.b64encode(b"somebody-else-secret-1234567890").decode()
+    at = {
+        "stale-timestamp": dt.datetime.now(tz=dt.UTC) - dt.timedelta(minutes=6),
+        "future-timestamp": dt.datetime.now(tz=dt.UTC) + dt.timedelta(minutes=6),
+    }.get(tamper)
+    body, headers = signed(evt, secret=other if tamper == "wrong-secret" else SECRET, at=at)
+    if tamper == "changed-body":
+        body = body.replace("customer.update", "customer.updatf")
+    if tamper == "no-signature":
+        del headers["HTTP_WEBHOOK_SIGNATURE"]
+    if tamper == "garbage-signature":
+        headers["HTTP_WEBHOOK_SIGNATURE"] = "v1,not base64!! v2"
+    response = post(client, body, headers)
+    assert response.status_code == 401
+    assert WebhookEvent.objects.count() == 0
+    assert Counter.objects.get(name="webhooks.refused.bad-signature").value == 1
+    no_processing.assert_not_called()
+
+
+def test_a_signed_body_that_is_not_an_event_is_refused(client, db, no_processing):
+    response = post(client, *signed({"hello": "world"}))
+    assert response.status_code == 400
+    assert WebhookEvent.objects.count() == 0
+
+
+def test_an_oversized_body_is_refused_before_verification(client, db, no_processing):
+    body, headers = signed(event(blob="x" * (1024 * 1024 + 10)))
+    response = post(client, body, headers)
+    assert response.status_code == 413
+    assert WebhookEvent.objects.count() == 0
+
+
+def test_only_post_is_accepted(client, db):
+    assert client.get(URL).status_code == 405
+
+
+def test_secret_rotation_accepts_a_stored_secret(client, db, settings, no_processing):
+    from backoffice.models import WebhookSecret
+
+    settings.PAYMENTS_WEBHOOK_SECRET = ""
+    WebhookSecret.objects.create(webhook_id="wh_1", url="http://x/webhooks/payments", secret=SECRET)
+    assert post(client, *signed(event())).status_code == 202
+
+
+def test_an_unknown_event_kind_is_stored_and_marked_ignored(client, db):
+    evt = event(kind="account.renamed", accountId="a-1")
+    assert post(client, *signed(evt)).status_code == 202
+    assert WebhookEvent.objects.get().state == "ignored"
+
+
+def test_receiver_is_outside_csrf_and_login(client, db, no_processing):
+    # The API cannot log in nor carry a CSRF token: the signature is the authentication.
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    assert post(strict, *signed(event())).status_code == 202
+    assert reverse("backoffice-receive-webhook") == URL
