@@ -1,0 +1,104 @@
+"""The customer object as the API answers it.
+
+The declared fields describe the object for the OpenAPI document; `to_representation` builds
+it directly, because two fields appear only under conditions:
+- availablePaymentMethods: in list items always, in a single read only with
+  includePaymentMethods=true (context "payment_methods");
+- verificationIssues: only in NEEDS_ADDITIONAL_INFORMATION, UNDER_REVIEW and REJECTED.
+"""
+
+import datetime as dt
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from ..models import Customer, CustomerStatus, CustomerType
+
+FIAT_METHODS = ["ACH", "WIRE", "SEPA"]
+# Domestic rails added when the customer's country is known to be theirs.
+COUNTRY_METHODS = {"CA": "CA_INTERAC", "IN": "IN_NEFT_RTGS_IMPS"}
+CHAIN_METHODS = ["ARBITRUM", "BASE", "ETHEREUM", "OPTIMISM", "POLYGON", "SOLANA"]
+PAYMENT_METHODS = [*FIAT_METHODS, *COUNTRY_METHODS.values(), *CHAIN_METHODS]
+ISSUE_STATUSES = (
+    CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
+    CustomerStatus.UNDER_REVIEW,
+    CustomerStatus.REJECTED,
+)
+
+
+def timestamp(value: dt.datetime) -> str:
+    return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def customer_country(customer: Customer) -> str | None:
+    if customer.customer_type == CustomerType.INDIVIDUAL:
+        return (customer.kyc_data or {}).get("nationality")
+    return ((customer.kyb_data or {}).get("businessInfo") or {}).get("registrationCountry")
+
+
+def available_payment_methods(customer: Customer) -> list[str]:
+    """Only an ACTIVE customer can pay: US rails, SEPA and every chain, plus the domestic rail
+    of Canada or India for a customer of that country (nationality or registration country)."""
+    if customer.status != CustomerStatus.ACTIVE:
+        return []
+    local = COUNTRY_METHODS.get(customer_country(customer))
+    return [*FIAT_METHODS, *([local] if local else []), *CHAIN_METHODS]
+
+
+def verification_link(request, customer: Customer) -> str:
+    """{forms_url}/verify/<token>, {forms_url} being {base_url}/forms of this very request."""
+    return request.build_absolute_uri(f"{reverse('sandbox-index')}forms/verify/{customer.verification_token}")
+
+
+class VerificationIssueSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="e.g. DOCUMENT_MISSING_BACK")
+    message = serializers.CharField()
+    timestamp = serializers.DateTimeField()
+
+
+class CustomerSerializer(serializers.Serializer):
+    customerId = serializers.UUIDField()
+    customerStatus = serializers.ChoiceField(CustomerStatus.values)
+    customerType = serializers.ChoiceField(CustomerType.values)
+    name = serializers.CharField(help_text="Full name of the customer or business")
+    email = serializers.CharField()
+    verificationLink = serializers.URLField(help_text="Hosted KYC/KYB form")
+    updatedAt = serializers.DateTimeField(help_text="Last status change")
+    organizationId = serializers.UUIDField()
+    availablePaymentMethods = serializers.ListField(
+        child=serializers.ChoiceField(PAYMENT_METHODS),
+        required=False,
+        help_text="In list items; in a single read only with includePaymentMethods=true",
+    )
+    verificationIssues = VerificationIssueSerializer(
+        many=True,
+        required=False,
+        help_text="Only in NEEDS_ADDITIONAL_INFORMATION, UNDER_REVIEW and REJECTED",
+    )
+
+    def to_representation(self, customer: Customer) -> dict:
+        body = {
+            "customerId": str(customer.id),
+            "customerStatus": customer.status,
+            "customerType": customer.customer_type,
+            "name": customer.name,
+            "email": customer.email,
+            "verificationLink": verification_link(self.context["request"], customer),
+            "updatedAt": timestamp(customer.updated_at),
+            "organizationId": str(customer.organization_id),
+        }
+        if self.context.get("payment_methods"):
+            body["availablePaymentMethods"] = available_payment_methods(customer)
+        if customer.status in ISSUE_STATUSES:
+            # .all() so that a prefetch of the list is used.
+            issues = sorted(customer.issues.all(), key=lambda issue: (issue.timestamp, issue.pk))
+            body["verificationIssues"] = [
+                {"code": issue.code, "message": issue.message, "timestamp": timestamp(issue.timestamp)}
+                for issue in issues
+            ]
+        return body
+
+
+class CustomerListSerializer(serializers.Serializer):
+    customers = CustomerSerializer(many=True)
+    nextPageToken = serializers.CharField(allow_null=True, help_text="null on the last page")

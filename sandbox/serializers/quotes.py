@@ -1,0 +1,82 @@
+"""Quote and exchange-rate bodies."""
+
+from rest_framework import serializers
+
+from ..kyc import Enum, StrictSerializer, Text, Uuid
+from .accounts import PAYMENT_METHODS, CurrencyOut, DecimalStringField, StrictBooleanField
+
+
+class QuoteSourceIn(StrictSerializer):
+    sourceCurrency = Text(help_text="Label, or token contract address on a chain")
+    sourcePaymentMethod = Enum(PAYMENT_METHODS, help_text="Fiat rail or chain name")
+    sourceAmount = DecimalStringField()
+    sourcePaymentAccountId = Uuid()
+
+
+class QuoteDestinationIn(StrictSerializer):
+    destinationPaymentAccountId = Uuid()
+    destinationPaymentMethod = Enum(PAYMENT_METHODS, help_text="Fiat rail or chain name")
+    destinationCurrency = Text(help_text="Label, or token contract address on a chain")
+
+
+class DeveloperFeeIn(StrictSerializer):
+    developerFeeType = Enum(["USD"], help_text="USD (the only kind): the amount is in US dollars")
+    developerFeeAmount = DecimalStringField(positive=False)
+
+    def validate_developerFeeAmount(self, value):
+        if value < 0:
+            raise serializers.ValidationError("Must be 0 or more")
+        return value
+
+
+class QuoteCreateIn(StrictSerializer):
+    customerId = Uuid()
+    source = QuoteSourceIn()
+    destination = QuoteDestinationIn()
+    developerFee = DeveloperFeeIn(required=False)
+    guaranteeQuote = StrictBooleanField(required=False, default=False)
+
+
+class FeeAmountOut(serializers.Serializer):
+    feeAmount = serializers.CharField()
+    feeUSDAmount = serializers.CharField()
+
+
+class FeesOut(serializers.Serializer):
+    feeCurrency = CurrencyOut()
+    serviceFee = FeeAmountOut()
+    developerFee = FeeAmountOut()
+
+
+class QuoteOut(serializers.Serializer):
+    quoteId = serializers.CharField()
+    expiresAt = serializers.DateTimeField()
+    estimatedExchangeRate = serializers.CharField()
+    destinationAmount = serializers.CharField()
+    fees = FeesOut()
+
+
+class ExchangeRateQuery(serializers.Serializer):
+    sourceCurrency = Text(help_text="Label, or token contract address on a chain")
+    sourcePaymentMethod = Enum(PAYMENT_METHODS, help_text="Fiat rail or chain name")
+    sourceAmount = DecimalStringField(required=False, help_text="Decimal string; when given, fees and amount")
+    destinationPaymentMethod = Enum(PAYMENT_METHODS, help_text="Fiat rail or chain name")
+    destinationCurrency = Text(help_text="Label, or token contract address on a chain")
+
+
+class FeeComponentOut(serializers.Serializer):
+    feeType = serializers.ChoiceField(["FLAT", "PERCENTAGE"])
+    feeAmount = serializers.CharField()
+    feeCurrency = CurrencyOut()
+
+
+class RateFeesOut(serializers.Serializer):
+    feeCurrency = CurrencyOut()
+    serviceFee = FeeAmountOut()
+
+
+class ExchangeRateOut(serializers.Serializer):
+    exchangeRate = serializers.CharField()
+    feeComponents = FeeComponentOut(many=True)
+    destinationAmount = serializers.CharField(required=False, help_text="Only with sourceAmount")
+    fees = RateFeesOut(required=False, help_text="Only with sourceAmount")
