@@ -1,0 +1,156 @@
+"""The mirror of the Payments API's customers, and the compliance team's own records."""
+
+import datetime as dt
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Upper
+
+from backoffice.mirror import MirroredModel, StatusChange
+
+
+class CustomerStatus(models.TextChoices):
+    CREATED = "CREATED", "Created"
+    UNDER_REVIEW = "UNDER_REVIEW", "Under review"
+    NEEDS_ADDITIONAL_INFORMATION = "NEEDS_ADDITIONAL_INFORMATION", "Needs additional information"
+    ACTIVE = "ACTIVE", "Active"
+    REJECTED = "REJECTED", "Rejected"
+    DEACTIVATED = "DEACTIVATED", "Deactivated"
+
+
+_STATUS_LABELS = dict(CustomerStatus.choices)
+# A case is open while the customer is in one of these states (CREATED counts: it may need a
+# nudge); while NEEDS_ADDITIONAL_INFORMATION the case waits on the customer, not on us.
+CASE_OPEN_STATUSES = frozenset(
+    {
+        CustomerStatus.CREATED,
+        CustomerStatus.UNDER_REVIEW,
+        CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
+        CustomerStatus.REJECTED,
+    }
+)
+WAITING_ON_CUSTOMER = frozenset({CustomerStatus.NEEDS_ADDITIONAL_INFORMATION})
+
+
+class CustomerType(models.TextChoices):
+    INDIVIDUAL = "INDIVIDUAL", "Individual"
+    BUSINESS = "BUSINESS", "Business"
+
+
+class Customer(MirroredModel):
+    customer_id = models.CharField(max_length=64, unique=True)
+    organization_id = models.CharField(max_length=64)
+    customer_type = models.CharField(max_length=16)
+    # Kept as text: a status the API adds later is stored, not refused.
+    status = models.CharField(max_length=40)
+    name = models.CharField(max_length=300, blank=True)
+    email = models.CharField(max_length=254, blank=True)
+    verification_link = models.URLField(max_length=1000, blank=True)
+    available_payment_methods = models.JSONField(default=list, blank=True)
+    # When the mirror first saw the current status: "how long in this state".
+    status_since = models.DateTimeField()
+    first_seen_at = models.DateTimeField(auto_now_add=True)
+    # Case work of the compliance team; never sent to the API.
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_customers"
+    )
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    # The open case's "waiting on us" clock, kept by customers_upsert at each status change so
+    # that the queue shows it without reading the history: the time banked before
+    # `waiting_on_us_since`, plus the running part while that is set (null while the case waits
+    # on the customer or is closed). Null seconds: no clock kept yet (see waiting_on_us()).
+    waiting_on_us_seconds = models.PositiveIntegerField(null=True, blank=True)
+    waiting_on_us_since = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-upstream_updated_at", "-id"], name="customer_updated_keyset"),
+            models.Index(fields=["status", "-upstream_updated_at", "-id"], name="customer_status_updated"),
+            models.Index(fields=["status", "status_since", "id"], name="customer_status_age"),
+            # The queue's default order across several statuses (oldest first).
+            models.Index(fields=["status_since", "id"], name="customer_age"),
+            models.Index(fields=["customer_type", "-upstream_updated_at", "-id"], name="customer_type_updated"),
+            models.Index(fields=["organization_id", "-upstream_updated_at", "-id"], name="customer_org_updated"),
+            models.Index(fields=["assignee", "status", "status_since"], name="customer_assignee"),
+            # Prefix search, case-insensitive (istartswith compiles to UPPER(...) LIKE 'X%').
+            models.Index(Upper("name"), name="customer_name_upper"),
+            models.Index(Upper("email"), name="customer_email_upper"),
+        ]
+
+    def __str__(self):
+        return f"{self.name or self.customer_id} ({self.status})"
+
+    def get_status_display(self) -> str:
+        # The field has no choices (unknown statuses are kept): name the known ones here.
+        return _STATUS_LABELS.get(self.status, self.status)
+
+    def waiting_on_us(self, now: dt.datetime) -> dt.timedelta:
+        """How long the open case has waited on us by `now` (zero once closed).
+
+        A row the upsert never wrote a clock for counts its time in the current state, as the
+        customer page does for a customer without history.
+        """
+        if self.waiting_on_us_seconds is None:
+            on_us = self.status in CASE_OPEN_STATUSES and self.status not in WAITING_ON_CUSTOMER
+            return max(now - self.status_since, dt.timedelta()) if on_us else dt.timedelta()
+        running = max(now - self.waiting_on_us_since, dt.timedelta()) if self.waiting_on_us_since else dt.timedelta()
+        return dt.timedelta(seconds=self.waiting_on_us_seconds) + running
+
+
+class VerificationIssue(models.Model):
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="issues")
+    code = models.CharField(max_length=64)
+    message = models.CharField(max_length=1000, blank=True)
+    timestamp = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["code", "customer"], name="issue_code")]
+
+    def __str__(self):
+        return self.code
+
+
+class CustomerStatusChange(StatusChange):
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="status_changes")
+
+    class Meta:
+        indexes = [models.Index(fields=["customer", "-changed_at"], name="customer_history")]
+
+
+class CustomerNote(models.Model):
+    """A reviewer's internal note: stays in the back-office, never sent to the API."""
+
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    author_username = models.CharField(max_length=150)
+    body = models.TextField(max_length=5000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["customer", "-created_at"], name="note_customer")]
+
+    def __str__(self):
+        return f"Note by {self.author_username}"
+
+
+class HostedLinkHandout(models.Model):
+    """Who copied or opened a customer's hosted verification link, and when: so that a
+    reviewer sees whether the customer was already asked."""
+
+    class Kind(models.TextChoices):
+        COPIED = "copied", "Copied the link"
+        OPENED = "opened", "Opened the hosted form"
+        REFILL = "refill", "Opened the form to refill"
+
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="link_handouts")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor_username = models.CharField(max_length=150)
+    kind = models.CharField(max_length=16, choices=Kind)
+    status_at_handout = models.CharField(max_length=40)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["customer", "-created_at"], name="handout_customer")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} by {self.actor_username}"

@@ -1,0 +1,231 @@
+"""Reads of the compliance workspace that are more than a filter: the queue, its counts,
+the next case, and a customer's timeline and case clock."""
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from backoffice.models import AuditEvent
+
+from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, Customer, CustomerStatus, VerificationIssue
+
+# Statuses that always need a person; CREATED joins them once it has waited too long.
+NEEDS_PERSON = [CustomerStatus.UNDER_REVIEW, CustomerStatus.NEEDS_ADDITIONAL_INFORMATION, CustomerStatus.REJECTED]
+# Both orders end in the pk, as keyset pagination needs; each has an index.
+ORDERINGS = {"age": ("status_since", "id"), "updated": ("-upstream_updated_at", "-id")}
+# Above this many rows (PostgreSQL's own estimate), the header shows estimates.
+EXACT_COUNT_LIMIT = 100_000
+COUNTS_TTL = 60
+
+
+def created_stale_before() -> dt.datetime:
+    return timezone.now() - dt.timedelta(minutes=settings.CUSTOMERS_CREATED_STALE_MINUTES)
+
+
+def needs_person_q() -> Q:
+    return Q(status__in=NEEDS_PERSON) | Q(status=CustomerStatus.CREATED, status_since__lt=created_stale_before())
+
+
+def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
+    """The customers of the queue's filters (a valid QueueFilterForm's cleaned_data), and the
+    ordering to page them by."""
+    qs = Customer.objects.select_related("assignee").prefetch_related("issues")
+    if filters.get("status"):
+        qs = qs.filter(status__in=filters["status"])
+    elif filters.get("view") != "all":
+        qs = qs.filter(needs_person_q())
+    if filters.get("type"):
+        qs = qs.filter(customer_type=filters["type"])
+    if filters.get("organization"):
+        qs = qs.filter(organization_id=filters["organization"].strip())
+    if filters.get("issue"):
+        qs = qs.filter(Exists(VerificationIssue.objects.filter(customer=OuterRef("pk"), code=filters["issue"])))
+    if filters.get("updated_since"):
+        since = dt.datetime.combine(filters["updated_since"], dt.time.min, tzinfo=dt.UTC)
+        qs = qs.filter(upstream_updated_at__gte=since)
+    assignee = filters.get("assignee")
+    if assignee == "me":
+        qs = qs.filter(assignee=user)
+    elif assignee == "none":
+        qs = qs.filter(assignee__isnull=True)
+    elif assignee:
+        # A colleague's pk (QueueFilterForm accepts only those who work on customers).
+        qs = qs.filter(assignee_id=int(assignee))
+    if q := filters.get("q"):
+        # Prefix matches only: they use the Upper() indexes (a contains would scan the table).
+        qs = (
+            qs.filter(email__istartswith=q) if "@" in q else qs.filter(Q(name__istartswith=q) | Q(email__istartswith=q))
+        )
+    sort = filters.get("sort") or ("updated" if filters.get("view") == "all" else "age")
+    if sort == "updated":
+        # Mirror rows always carry the API's updatedAt; a row without one sorts under "age".
+        qs = qs.filter(upstream_updated_at__isnull=False)
+    return qs, ORDERINGS[sort]
+
+
+@dataclass
+class StatusCounts:
+    counts: dict[str, int]
+    estimated: bool
+    as_of: dt.datetime
+
+
+def status_counts() -> StatusCounts:
+    """Customers per status for the queue's header, cached for a minute.
+
+    A COUNT over a million rows costs a table scan; above EXACT_COUNT_LIMIT rows PostgreSQL's
+    statistics (pg_stats' most common values and their frequencies, kept by autovacuum's
+    ANALYZE) give the figures in one cheap query, and the page labels them "≈".
+    """
+    cached = cache.get("customers:status-counts")
+    if cached is not None:
+        return cached
+    result = _estimated_counts() if connection.vendor == "postgresql" else None
+    if result is None:
+        rows = Customer.objects.values_list("status").annotate(n=Count("id")).order_by()
+        result = StatusCounts(counts=dict(rows), estimated=False, as_of=timezone.now())
+    cache.set("customers:status-counts", result, COUNTS_TTL)
+    return result
+
+
+def _estimated_counts() -> StatusCounts | None:
+    table = Customer._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT c.reltuples, s.most_common_vals::text::text[], s.most_common_freqs
+            FROM pg_class c
+            LEFT JOIN pg_stats s ON s.tablename = c.relname AND s.attname = 'status' AND s.schemaname = current_schema()
+            WHERE c.relname = %s AND c.relnamespace = current_schema()::regnamespace
+            """,
+            [table],
+        )
+        row = cursor.fetchone()
+    if not row or row[0] < EXACT_COUNT_LIMIT or not row[1]:
+        return None
+    total, values, freqs = row
+    return StatusCounts(
+        counts={value: round(total * freq) for value, freq in zip(values, freqs, strict=True)},
+        estimated=True,
+        as_of=timezone.now(),
+    )
+
+
+def next_case(*, filters: dict, user) -> Customer | None:
+    """The oldest unclaimed case of the current filter (row-locked where the database can)."""
+    qs, _ordering = customer_queue(filters={**filters, "assignee": "none"}, user=user)
+    qs = qs.prefetch_related(None).select_related(None).order_by("status_since", "id")
+    if connection.features.has_select_for_update_skip_locked:
+        # Two reviewers pressing "Next case" together get two different cases.
+        qs = qs.select_for_update(skip_locked=True, of=("self",))
+    return qs.first()
+
+
+@dataclass
+class CaseClock:
+    on_us: dt.timedelta
+    on_customer: dt.timedelta
+    sla: dt.timedelta
+    open: bool
+    # The case waits on the customer right now: our clock is paused.
+    paused: bool = False
+
+    @property
+    def overdue(self) -> bool:
+        return self.open and self.on_us > self.sla
+
+    @property
+    def left(self) -> dt.timedelta:
+        return self.sla - self.on_us
+
+
+def sla() -> dt.timedelta:
+    return dt.timedelta(hours=settings.CUSTOMERS_REVIEW_SLA_HOURS)
+
+
+def row_clock(customer: Customer, now: dt.datetime) -> CaseClock:
+    """The case clock of a queue row, from the clock customers_upsert keeps on the customer
+    (no query; time waiting on the customer is not kept there, so it reads zero)."""
+    return CaseClock(
+        on_us=customer.waiting_on_us(now),
+        on_customer=dt.timedelta(),
+        sla=sla(),
+        open=customer.status in CASE_OPEN_STATUSES,
+        paused=customer.status in WAITING_ON_CUSTOMER,
+    )
+
+
+def case_clock(customer: Customer, changes: list) -> CaseClock:
+    """Time the current case has waited on us and on the customer, from the status history.
+
+    A case opens when the customer enters a state that needs a person and closes when they
+    leave those states (e.g. ACTIVE). Time in NEEDS_ADDITIONAL_INFORMATION is the customer's.
+    """
+    now = timezone.now()
+    open_states = CASE_OPEN_STATUSES
+    is_open = customer.status in open_states
+    on_us = on_customer = dt.timedelta()
+    end = now
+    # Walk back through the changes (newest first) while the case was open.
+    for change in sorted(changes, key=lambda c: c.recorded_at, reverse=True):
+        if change.new_status not in open_states:
+            break
+        span = max(end - change.recorded_at, dt.timedelta())
+        if change.new_status in WAITING_ON_CUSTOMER:
+            on_customer += span
+        else:
+            on_us += span
+        end = change.recorded_at
+    if not changes and is_open:
+        on_us = now - customer.status_since
+    return CaseClock(
+        on_us=on_us, on_customer=on_customer, sla=sla(), open=is_open, paused=customer.status in WAITING_ON_CUSTOMER
+    )
+
+
+@dataclass
+class TimelineEntry:
+    at: dt.datetime
+    kind: str  # "status" or "audit"
+    title: str
+    detail: str
+    who: str
+    outcome: str = "success"
+
+
+def customer_timeline(customer: Customer, changes: list) -> list[TimelineEntry]:
+    """Status history of the mirror merged with the audit events about this customer, newest first."""
+    entries = [
+        TimelineEntry(
+            at=change.changed_at,
+            kind="status",
+            title=f"{change.old_status or 'new'} → {change.new_status}",
+            detail=f"seen by {change.get_seen_by_display().lower()}",
+            who="",
+        )
+        for change in changes
+    ]
+    events = AuditEvent.objects.filter(target_kind="customer", target_id=customer.customer_id).order_by("-created_at")[
+        :100
+    ]
+    for event in events:
+        sections = event.details.get("sections")
+        detail = ", ".join(sections) if isinstance(sections, list) else ""
+        if event.details.get("error"):
+            detail = f"{detail} — {event.details['error']}" if detail else str(event.details["error"])
+        entries.append(
+            TimelineEntry(
+                at=event.created_at,
+                kind="audit",
+                title=event.action.replace("customer.", "").replace("_", " "),
+                detail=detail,
+                who=event.actor_username or "system",
+                outcome=event.outcome,
+            )
+        )
+    return sorted(entries, key=lambda e: e.at, reverse=True)

@@ -1,0 +1,32 @@
+from django import template
+from django.urls import NoReverseMatch, reverse
+
+register = template.Library()
+
+
+@register.simple_tag
+def optional_url(names: str, *args) -> str:
+    """The first of these comma-separated URL names that exists, or "": the payments pages
+    are built beside this workspace, and a missing one must not break the customer page."""
+    for name in names.split(","):
+        try:
+            return reverse(name.strip(), args=args)
+        except NoReverseMatch:
+            continue
+    return ""
+
+
+@register.filter
+def duration(value) -> str:
+    """A timedelta as "2 d 3 h", "3 h 20 min" or "12 min"."""
+    if value is None:
+        return ""
+    seconds = int(abs(value.total_seconds()))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min"

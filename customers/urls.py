@@ -1,0 +1,20 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.list_customers, name="customers-list-customers"),
+    path("next-case", views.claim_next_case, name="customers-claim-next-case"),
+    path("new", views.create_customer, name="customers-create-customer"),
+    path("new/rows", views.add_new_row, name="customers-add-new-row"),
+    path("new/remove-row", views.remove_new_row, name="customers-remove-new-row"),
+    path("<str:customer_id>/", views.view_customer, name="customers-view-customer"),
+    path("<str:customer_id>/refresh", views.refresh_customer, name="customers-refresh-customer"),
+    path("<str:customer_id>/assign", views.assign_customer, name="customers-assign-customer"),
+    path("<str:customer_id>/notes", views.add_note, name="customers-add-note"),
+    path("<str:customer_id>/hosted-form", views.record_handout, name="customers-record-handout"),
+    path("<str:customer_id>/kyc", views.edit_kyc, name="customers-edit-kyc"),
+    path("<str:customer_id>/kyb", views.edit_kyb, name="customers-edit-kyb"),
+    path("<str:customer_id>/kyb/rows/<str:kind>", views.add_row, name="customers-add-row"),
+    path("<str:customer_id>/kyb/remove-row", views.remove_row, name="customers-remove-row"),
+]

@@ -1,0 +1,67 @@
+"""This app's URLs in the role matrix (see tests/access.py)."""
+
+import datetime as dt
+import uuid
+
+from django.utils import timezone
+
+from tests.access import READERS, Access
+
+EDITORS = frozenset({"compliance", "admin"})
+
+
+def make_customer(**fields):
+    from customers.models import Customer
+
+    now = timezone.now()
+    values = {
+        "customer_id": str(uuid.uuid4()),
+        "organization_id": "org-1",
+        "customer_type": "INDIVIDUAL",
+        "status": "NEEDS_ADDITIONAL_INFORMATION",
+        "name": "Ada Lovelace",
+        "email": "ada@example.com",
+        "verification_link": "https://forms.example.com/verify/abc",
+        "status_since": now - dt.timedelta(hours=2),
+        "upstream_updated_at": now - dt.timedelta(hours=2),
+        "synced_at": now,
+        **fields,
+    }
+    return Customer.objects.create(**values)
+
+
+def _customer():
+    return {"customer_id": make_customer().customer_id}
+
+
+def _business():
+    return {"customer_id": make_customer(customer_type="BUSINESS", name="Acme Ltd").customer_id}
+
+
+def _person_rows():
+    return {**_business(), "kind": "persons"}
+
+
+ACCESS = {
+    "customers-list-customers": Access(READERS),
+    "customers-view-customer": Access(READERS, kwargs=_customer),
+    # Allowed roles get 302: a case to claim, or "none left" back to the queue.
+    "customers-claim-next-case": Access(EDITORS, method="post"),
+    # Invalid on purpose (no e-mail): the form answers 200 without calling the API.
+    "customers-create-customer": Access(
+        EDITORS, method="post", data=lambda: {"customer_type": "INDIVIDUAL"}, allowed=200
+    ),
+    # Read a moment ago (synced_at = now): the refresh is not sent again, no API call.
+    "customers-refresh-customer": Access(EDITORS, method="post", kwargs=_customer),
+    "customers-assign-customer": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"claim": "1"}),
+    "customers-add-note": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"body": "Called them."}),
+    "customers-record-handout": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"kind": "copied"}),
+    # Empty forms: "Nothing to send" comes back (200) without an API call.
+    "customers-edit-kyc": Access(EDITORS, method="post", kwargs=_customer, allowed=200),
+    "customers-edit-kyb": Access(EDITORS, method="post", kwargs=_business, allowed=200),
+    "customers-add-row": Access(EDITORS, kwargs=_person_rows),
+    "customers-remove-row": Access(EDITORS, kwargs=_business, data=lambda: {"prefix": "persons-1"}),
+    # The create page's rows: no customer yet, the kind in the query.
+    "customers-add-new-row": Access(EDITORS, data=lambda: {"kind": "kyc_documents"}),
+    "customers-remove-new-row": Access(EDITORS, data=lambda: {"prefix": "kyc_documents-1"}),
+}

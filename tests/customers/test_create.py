@@ -1,0 +1,242 @@
+"""Creating a customer, with or without its KYC/KYB data in the same POST /customers, against
+the sandbox in-process."""
+
+import base64
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from backoffice.models import AuditEvent
+from customers.models import Customer
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+URL = reverse("customers-create-customer")
+pytestmark = pytest.mark.django_db
+
+
+def png(name):
+    return SimpleUploadedFile(name, PNG, content_type="image/png")
+
+
+def data_uri():
+    return "data:image/png;base64," + base64.b64encode(PNG).decode()
+
+
+@pytest.fixture
+def reviewer(client_as):
+    return client_as("compliance")
+
+
+def management(kyc_documents=0, persons=0, documents=0) -> dict:
+    """The management forms of the page's rows, as the browser sends them."""
+    return {
+        "kyc_documents-TOTAL_FORMS": str(kyc_documents),
+        "kyc_documents-INITIAL_FORMS": "0",
+        "persons-TOTAL_FORMS": str(persons),
+        "persons-INITIAL_FORMS": "0",
+        "documents-TOTAL_FORMS": str(documents),
+        "documents-INITIAL_FORMS": "0",
+    }
+
+
+def individual(**extra) -> dict:
+    return {
+        **management(),
+        "customer_type": "INDIVIDUAL",
+        "email": "grace@example.com",
+        "first_name": "Grace",
+        "last_name": "Hopper",
+        **extra,
+    }
+
+
+def national_id() -> dict:
+    return {
+        "kyc-national_id_type": "ssn",
+        "kyc-national_id_number": "123456789",
+        "kyc-national_id_issuing_country": "US",
+    }
+
+
+def test_the_page_offers_the_kyc_and_kyb_parts(reviewer):
+    html = reviewer.get(URL).content.decode()
+    assert "KYC data of the individual (optional)" in html and "KYB data of the business (optional)" in html
+    assert 'name="kyc-legal_first_name"' in html and 'name="kyb-legal_business_name"' in html
+    assert 'name="persons-0-legal_first_name"' in html and 'enctype="multipart/form-data"' in html
+    # Rows of a customer that does not exist yet come from the create page's own URLs.
+    assert f'hx-get="{reverse("customers-add-new-row")}?kind=persons"' in html
+
+
+def test_individual_with_kyc_goes_under_review_in_one_call(reviewer, upstream):
+    from sandbox.models import Customer as SandboxCustomer
+
+    response = reviewer.post(
+        URL,
+        individual(
+            **national_id(),
+            **{
+                "kyc-legal_first_name": "Grace",
+                "kyc-date_of_birth": "1906-12-09",
+                "kyc-document_type": "GOVERNMENT_ID",
+                "kyc-document_subtype": "NATIONAL_ID",
+                "kyc-front_image": png("front.png"),
+                "kyc-back_image": png("back.png"),
+                "kyc-proof_of_address_image": png("bill.png"),
+            },
+        ),
+        follow=True,
+    )
+    customer = Customer.objects.get(email="grace@example.com")
+    assert response.redirect_chain[-1][0] == reverse("customers-view-customer", args=[customer.customer_id])
+    html = response.content.decode()
+    assert "Customer Grace Hopper created with documents, identity, national id: Under review." in html
+    assert customer.status == "UNDER_REVIEW"
+    assert 'id="customer-status">Under review<' in html
+    stored = SandboxCustomer.objects.get(id=customer.customer_id).kyc_data
+    assert stored["nationalIdNumber"] == "123456789" and stored["documents"][0]["backIdImage"] == data_uri()
+    event = AuditEvent.objects.get(action="customer.create")
+    # Which sections were sent, never their values.
+    assert event.details == {"type": "INDIVIDUAL", "sections": ["documents", "identity", "national_id"]}
+    assert "123456789" not in str(event.details)
+
+
+def test_business_with_kyb_data(reviewer, upstream):
+    from sandbox.models import Customer as SandboxCustomer
+
+    response = reviewer.post(
+        URL,
+        {
+            **management(documents=1),
+            "customer_type": "BUSINESS",
+            "email": "hello@acme.test",
+            "business_name": "Acme Ltd",
+            "kyb-legal_business_name": "Acme Ltd",
+            "kyb-business_type": "LIMITED_LIABILITY_COMPANY",
+            "kyb-registration_country": "GB",
+            "documents-0-type": "ARTICLES_OF_INCORPORATION",
+            "documents-0-document_image": png("articles.png"),
+            # The KYC part of the page is left out for a business, even when filled.
+            "kyc-legal_first_name": "Not sent",
+        },
+    )
+    customer = Customer.objects.get(email="hello@acme.test")
+    assert response["Location"] == reverse("customers-view-customer", args=[customer.customer_id])
+    assert customer.status == "UNDER_REVIEW" and customer.customer_type == "BUSINESS"
+    sandbox = SandboxCustomer.objects.get(id=customer.customer_id)
+    assert sandbox.kyb_data["businessInfo"]["businessType"] == "LIMITED_LIABILITY_COMPANY"
+    assert sandbox.kyb_data["businessDocuments"][0]["documentImage"] == data_uri()
+    assert not sandbox.kyc_data
+    assert AuditEvent.objects.get(action="customer.create").details == {
+        "type": "BUSINESS",
+        "sections": ["business", "business_documents"],
+    }
+
+
+def test_without_data_the_customer_is_created(reviewer, upstream):
+    response = reviewer.post(URL, individual(), follow=True)
+    customer = Customer.objects.get(email="grace@example.com")
+    assert customer.status == "CREATED"
+    assert "Customer Grace Hopper created: Created." in response.content.decode()
+    assert AuditEvent.objects.get(action="customer.create").details == {"type": "INDIVIDUAL", "sections": []}
+
+
+def test_without_any_row_management_form_it_still_creates(reviewer, upstream):
+    """A plain form (a script, an old page) sends no rows: not an error."""
+    reviewer.post(URL, {"customer_type": "BUSINESS", "email": "b@acme.test", "business_name": "B Ltd"})
+    assert Customer.objects.get(email="b@acme.test").status == "CREATED"
+
+
+def test_an_api_validation_error_lands_on_its_row_field_and_input_survives(reviewer, upstream):
+    """On creation the API wants each associated person's national ID: its error paths
+    (kybData.associatedPersons.0.nationalIdType...) land on that row's fields."""
+    response = reviewer.post(
+        URL,
+        {
+            **management(persons=1, documents=0),
+            "customer_type": "BUSINESS",
+            "email": "hello@acme.test",
+            "business_name": "Acme Ltd",
+            "kyb-legal_business_name": "Acme Ltd",
+            "persons-0-legal_first_name": "Ann",
+            "persons-0-legal_last_name": "Owner",
+            "persons-0-ownership_percentage": "60",
+        },
+    )
+    assert response.status_code == 200
+    row = response.context["create"].kyb.persons.forms[0]
+    message = "nationalIdType, nationalIdNumber and nationalIdIssuingCountry must be sent together."
+    assert row.errors["national_id_type"] == [message]
+    assert row.errors["national_id_issuing_country"] == [message]
+    html = response.content.decode()
+    assert "Nothing was created." in html and "The Payments API refused some fields; see the messages below." in html
+    assert 'value="Ann"' in html and 'value="Acme Ltd"' in html and 'value="60"' in html
+    assert not Customer.objects.exists()
+    assert AuditEvent.objects.get(action="customer.create").outcome == "failure"
+
+
+def test_top_level_api_errors_land_on_the_create_form(reviewer, monkeypatch):
+    from backoffice.paymentsapi import ValidationFailed
+
+    class Refuses:
+        def create_customer(self, **kwargs):
+            raise ValidationFailed(
+                "Invalid",
+                details=[
+                    {"path": ["email"], "message": "Already used."},
+                    {"path": ["kycData", "phoneNumber"], "message": "Not a mobile number."},
+                    {"path": ["kycData", "documents", 1, "frontIdImage"], "message": "Image unreadable."},
+                ],
+            )
+
+    monkeypatch.setattr("customers.services.get_client", lambda: Refuses())
+    response = reviewer.post(
+        URL,
+        individual(
+            **national_id(),
+            **management(kyc_documents=1),
+            **{
+                "kyc-phone_number": "+12025550123",
+                "kyc-document_type": "GOVERNMENT_ID",
+                "kyc-front_image": png("front.png"),
+                "kyc_documents-0-document_type": "GOVERNMENT_ID",
+                "kyc_documents-0-document_subtype": "PASSPORT",
+                "kyc_documents-0-front_image": png("passport.png"),
+            },
+        ),
+    )
+    create = response.context["create"]
+    assert create.form.errors["email"] == ["Already used."]
+    assert create.kyc.form.errors["phone_number"] == ["Not a mobile number."]
+    assert create.kyc.documents.forms[0].errors["front_image"] == ["Image unreadable."]
+    assert f'name="kyc_documents-0-front_image_kept" value="{data_uri()}"' in response.content.decode()
+
+
+def test_the_national_id_triple_is_checked_before_any_call(reviewer, monkeypatch):
+    monkeypatch.setattr("customers.services.get_client", lambda: pytest.fail("the API was called"))
+    response = reviewer.post(URL, individual(**{"kyc-national_id_number": "123456789"}))
+    errors = response.context["create"].kyc.form.errors
+    assert "go together" in errors["national_id_type"][0]
+    assert "go together" in errors["national_id_issuing_country"][0]
+    # And on creation, KYC data needs the national ID at all.
+    response = reviewer.post(URL, individual(**{"kyc-legal_first_name": "Grace"}))
+    errors = response.context["create"].kyc.form.errors
+    assert errors["national_id_type"] == [
+        "KYC data sent with a new customer needs the national ID: its type, number and issuing country."
+    ]
+    assert 'value="Grace"' in response.content.decode()
+
+
+def test_add_rows_before_the_customer_exists(reviewer):
+    url = reverse("customers-add-new-row")
+    html = reviewer.get(url, {"kind": "kyc_documents", "kyc_documents-TOTAL_FORMS": "1"}).content.decode()
+    assert 'name="kyc_documents-1-front_image"' in html and "Identity document 3" in html
+    assert 'id="id_kyc_documents-TOTAL_FORMS"' in html and 'value="2"' in html
+    assert f'hx-get="{reverse("customers-remove-new-row")}?prefix=kyc_documents-1"' in html
+    assert reviewer.get(url, {"kind": "nonsense"}).status_code == 404
+    html = reviewer.get(reverse("customers-remove-new-row"), {"prefix": "persons-0"}).content
+    assert b'name="persons-0-DELETE" value="on"' in html
+    # Without JavaScript, "Add" posts the form and the page comes back with one more row.
+    response = reviewer.post(URL, individual(**management(persons=1), add_row="persons"))
+    assert len(response.context["create"].kyb.persons.forms) == 2
+    assert 'value="Grace"' in response.content.decode()
