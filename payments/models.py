@@ -1,0 +1,143 @@
+"""The mirror of payment accounts, quotes, transactions and automation rules."""
+
+from django.conf import settings
+from django.db import models
+
+from backoffice.mirror import MirroredModel, StatusChange
+
+MONEY = {"max_digits": 38, "decimal_places": 18}
+
+
+class PaymentAccountStatus(models.TextChoices):
+    PENDING = "PENDING", "Pending"
+    ACTIVE = "ACTIVE", "Active"
+    DEACTIVATED = "DEACTIVATED", "Deactivated"
+
+
+class PaymentAccount(MirroredModel):
+    """A pending bank account has no upstream id yet: it is found by its form link until the
+    hosted form completes, then the row takes the new id."""
+
+    account_id = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    form_link = models.URLField(max_length=1000, unique=True, null=True, blank=True)
+    customer = models.ForeignKey(
+        "customers.Customer", null=True, blank=True, on_delete=models.SET_NULL, related_name="payment_accounts"
+    )
+    customer_upstream_id = models.CharField(max_length=64)
+    account_type = models.CharField(max_length=40)
+    status = models.CharField(max_length=20)
+    nickname = models.CharField(max_length=200, blank=True)
+    is_third_party = models.BooleanField(default=False)
+    # The type-specific object (externalBankAccount, ...) as the API returned it.
+    details = models.JSONField(default=dict, blank=True)
+    created_upstream_at = models.DateTimeField(null=True, blank=True)
+    first_seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-first_seen_at", "-id"], name="account_keyset"),
+            models.Index(fields=["account_type", "-first_seen_at", "-id"], name="account_type_keyset"),
+            models.Index(fields=["status", "-first_seen_at", "-id"], name="account_status_keyset"),
+            models.Index(fields=["customer", "-first_seen_at", "-id"], name="account_customer_keyset"),
+        ]
+
+    def __str__(self):
+        return f"{self.nickname or self.account_type} ({self.account_id or 'pending'})"
+
+
+class Quote(models.Model):
+    """A quote a staff member asked for. Executing it sends its idempotency key, so that a
+    double click or two staff executing it give one transaction."""
+
+    quote_id = models.CharField(max_length=64, unique=True)
+    idempotency_key = models.UUIDField(unique=True)
+    customer = models.ForeignKey("customers.Customer", on_delete=models.PROTECT, related_name="quotes")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # The inputs, to offer the same quote again when this one expired or was used.
+    request = models.JSONField()
+    source_amount = models.DecimalField(**MONEY)
+    exchange_rate = models.DecimalField(**MONEY)
+    destination_amount = models.DecimalField(**MONEY)
+    fees = models.JSONField(default=dict)
+    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"quote {self.quote_id}"
+
+
+class TransactionStatus(models.TextChoices):
+    CREATED = "CREATED", "Created"
+    AWAITING_TRANSFER = "AWAITING_TRANSFER", "Awaiting transfer"
+    PROCESSING = "PROCESSING", "Processing"
+    COMPLETED = "COMPLETED", "Completed"
+    FAILED = "FAILED", "Failed"
+    CANCELLED = "CANCELLED", "Cancelled"
+    EXPIRED = "EXPIRED", "Expired"
+
+
+TERMINAL_TRANSACTION_STATUSES = {"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"}
+
+
+class Transaction(MirroredModel):
+    transaction_id = models.CharField(max_length=64, unique=True)
+    quote_id = models.CharField(max_length=64, blank=True)
+    customer = models.ForeignKey(
+        "customers.Customer", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
+    customer_upstream_id = models.CharField(max_length=64)
+    status = models.CharField(max_length=40)
+    status_since = models.DateTimeField()
+    source_account_id = models.CharField(max_length=64, blank=True)
+    source_payment_method = models.CharField(max_length=40, blank=True)
+    source_currency = models.CharField(max_length=64, blank=True)
+    source_amount = models.DecimalField(**MONEY, null=True, blank=True)
+    source_reference_id = models.CharField(max_length=200, blank=True)
+    destination_account_id = models.CharField(max_length=64, blank=True)
+    destination_payment_method = models.CharField(max_length=40, blank=True)
+    destination_currency = models.CharField(max_length=64, blank=True)
+    destination_amount = models.DecimalField(**MONEY, null=True, blank=True)
+    destination_reference_id = models.CharField(max_length=200, blank=True)
+    exchange_rate = models.DecimalField(**MONEY, null=True, blank=True)
+    fees = models.JSONField(default=dict, blank=True)
+    correlation_id = models.CharField(max_length=200, blank=True)
+    transfer_instructions = models.JSONField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_upstream_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-created_upstream_at", "-id"], name="tx_keyset"),
+            models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
+            models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
+            models.Index(fields=["correlation_id"], name="tx_correlation"),
+            # The stuck view pages these by keyset: the id breaks ties between equal times.
+            models.Index(fields=["status", "expires_at", "id"], name="tx_status_expiry"),
+            models.Index(fields=["status", "status_since", "id"], name="tx_status_age"),
+        ]
+
+    def __str__(self):
+        return f"transaction {self.transaction_id} ({self.status})"
+
+
+class TransactionStatusChange(StatusChange):
+    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, related_name="status_changes")
+
+    class Meta:
+        indexes = [models.Index(fields=["transaction", "-changed_at"], name="tx_history")]
+
+
+class AutomationRule(MirroredModel):
+    rule_id = models.CharField(max_length=64, unique=True)
+    customer = models.ForeignKey(
+        "customers.Customer", null=True, blank=True, on_delete=models.SET_NULL, related_name="automation_rules"
+    )
+    customer_upstream_id = models.CharField(max_length=64)
+    name = models.CharField(max_length=200)
+    source_account_id = models.CharField(max_length=64, blank=True, db_index=True)
+    transaction_template = models.JSONField(default=dict)
+    trigger = models.JSONField(default=dict)
+    created_upstream_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return self.name

@@ -1,0 +1,239 @@
+"""Writes to the payments mirror. API data enters through the *_upsert functions only."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from backoffice.mirror import Source
+from backoffice.paymentsapi import types as api
+from backoffice.upsert import UpsertCounts, is_stale
+from customers.models import Customer
+
+from .models import AutomationRule, PaymentAccount, Transaction, TransactionStatusChange
+
+_ACCOUNT_DETAIL_FIELDS = (
+    "external_bank_account",
+    "service_auto_fiat_account",
+    "service_fiat_account",
+    "external_crypto_wallet",
+    "service_crypto_wallet",
+)
+
+
+def _dump(model) -> dict | None:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True) if model is not None else None
+
+
+def _customer_pks(upstream_ids) -> dict[str, int]:
+    return dict(Customer.objects.filter(customer_id__in=set(upstream_ids)).values_list("customer_id", "pk"))
+
+
+def _label(currency) -> str:
+    if currency is None:
+        return ""
+    return currency if isinstance(currency, str) else (currency.label or currency.contract_address or "")
+
+
+def without_bank_numbers(item: api.PaymentAccount) -> api.PaymentAccount:
+    """The mirror keeps the mask only: full bank numbers the API might echo are dropped."""
+    bank = item.external_bank_account
+    if bank is None or not (bank.bank_account_number or bank.bank_routing_number):
+        return item
+    clean = bank.model_copy(update={"bank_account_number": None, "bank_routing_number": None})
+    return item.model_copy(update={"external_bank_account": clean})
+
+
+def is_completed_form_of(pending: PaymentAccount, *, account_type: str, nickname: str, details: dict) -> bool:
+    """Whether an account could be what a pending hosted bank form became.
+
+    The API drops the form link when the form is completed and gives the account a new id;
+    the same customer's bank account with the same nickname and routing method is the best
+    match there is. Callers accept it only when exactly one account matches.
+    """
+    method = (pending.details or {}).get("bankAccountPaymentMethod")
+    return (
+        account_type == "EXTERNAL_BANK_ACCOUNT"
+        and nickname == pending.nickname
+        and (not method or (details or {}).get("bankAccountPaymentMethod") in (None, method))
+    )
+
+
+@transaction.atomic
+def payment_accounts_merge_completed_forms(*, not_seen_since) -> int:
+    """After a complete sync: a pending row the sync no longer saw takes the id of the one
+    new bank account of its customer that the sync found (the form was completed)."""
+    merged = 0
+    pending_rows = PaymentAccount.objects.filter(account_id__isnull=True, synced_at__lt=not_seen_since)
+    for pending in pending_rows.exclude(form_link__isnull=True):
+        candidates = [
+            row
+            for row in PaymentAccount.objects.filter(
+                customer_upstream_id=pending.customer_upstream_id,
+                account_id__isnull=False,
+                first_seen_at__gte=not_seen_since,
+            )
+            if is_completed_form_of(pending, account_type=row.account_type, nickname=row.nickname, details=row.details)
+        ]
+        if len(candidates) != 1:
+            continue
+        (new,) = candidates
+        fields = ["account_id", "status", "details", "created_upstream_at", "synced_at", "upstream_updated_at"]
+        values = {f: getattr(new, f) for f in fields}
+        new.delete()
+        for f, v in values.items():
+            setattr(pending, f, v)
+        pending.save(update_fields=fields)
+        merged += 1
+    return merged
+
+
+@transaction.atomic
+def payment_accounts_upsert(*, items: list[api.PaymentAccount]) -> UpsertCounts:
+    """Upsert accounts. A pending bank account (empty id) is keyed by its form link; when an
+    account with an id arrives for a link we hold, that row takes the id (the form completed)."""
+    now = timezone.now()
+    counts = UpsertCounts()
+    items = [without_bank_numbers(a) for a in items]
+    customers = _customer_pks(a.customer_id for a in items if a.customer_id)
+    ids = [a.payment_account_id for a in items if a.payment_account_id]
+    links = [a.bank_account_form_link for a in items if a.bank_account_form_link]
+    by_id = {a.account_id: a for a in PaymentAccount.objects.filter(account_id__in=ids)}
+    by_link = {a.form_link: a for a in PaymentAccount.objects.filter(form_link__in=links)}
+    for item in items:
+        row = by_id.get(item.payment_account_id) if item.payment_account_id else None
+        if row is None and item.bank_account_form_link:
+            row = by_link.get(item.bank_account_form_link)
+        details = next((_dump(getattr(item, f)) for f in _ACCOUNT_DETAIL_FIELDS if getattr(item, f)), {})
+        values = {
+            "account_id": item.payment_account_id or None,
+            "form_link": item.bank_account_form_link or (row.form_link if row else None),
+            "customer_id": customers.get(item.customer_id),
+            "customer_upstream_id": item.customer_id or "",
+            "account_type": str(item.payment_account_type),
+            "status": str(item.payment_account_status or ""),
+            "nickname": item.nickname or "",
+            "is_third_party": item.is_third_party,
+            "details": details or {},
+            "created_upstream_at": item.created_at,
+        }
+        if row is None:
+            PaymentAccount.objects.create(synced_at=now, **values)
+            counts.created += 1
+            continue
+        changed = any(getattr(row, f) != v for f, v in values.items())
+        for f, v in values.items():
+            setattr(row, f, v)
+        row.synced_at, row.missing_upstream, row.missing_since = now, False, None
+        row.save()
+        counts.updated += changed
+        counts.unchanged += not changed
+    return counts
+
+
+def payment_accounts_mark_missing(*, not_seen_since) -> int:
+    return PaymentAccount.objects.filter(missing_upstream=False, synced_at__lt=not_seen_since).update(
+        missing_upstream=True, missing_since=timezone.now()
+    )
+
+
+def _transaction_values(item: api.Transaction, customers: dict) -> dict:
+    source = item.source or api.TransactionSource()
+    destination = item.destination or api.TransactionDestination()
+    return {
+        "quote_id": item.quote_id or "",
+        "customer_id": customers.get(item.customer_id),
+        "customer_upstream_id": item.customer_id or "",
+        "status": str(item.transaction_status),
+        "source_account_id": source.source_payment_account_id or "",
+        "source_payment_method": source.source_payment_method or "",
+        "source_currency": _label(source.source_currency),
+        "source_amount": source.source_amount,
+        "source_reference_id": source.source_reference_id or "",
+        "destination_account_id": destination.destination_payment_account_id or "",
+        "destination_payment_method": destination.destination_payment_method or "",
+        "destination_currency": _label(destination.destination_currency),
+        "destination_amount": destination.destination_amount,
+        "destination_reference_id": destination.destination_reference_id or "",
+        "exchange_rate": destination.exchange_rate,
+        "fees": _dump(item.fees) or {},
+        "correlation_id": item.correlation_id or "",
+        "transfer_instructions": _dump(item.transfer_instructions),
+        "expires_at": item.expires_at,
+        "created_upstream_at": item.created_at or timezone.now(),
+        "upstream_updated_at": item.updated_at,
+    }
+
+
+@transaction.atomic
+def transactions_upsert(*, items: list[api.Transaction], seen_by: Source) -> UpsertCounts:
+    """Upsert transactions and record their status changes; older copies are skipped."""
+    now = timezone.now()
+    counts = UpsertCounts()
+    customers = _customer_pks(t.customer_id for t in items if t.customer_id)
+    ids = [i.transaction_id for i in items]
+    # Two workers may meet a new transaction at once (its webhook and a refresh): an empty row
+    # is made first, ignoring conflicts, so both then lock the same row and the second one
+    # updates what the first wrote instead of failing on the unique id.
+    Transaction.objects.bulk_create(
+        [
+            Transaction(transaction_id=i, status="", status_since=now, created_upstream_at=now, customer_upstream_id="")
+            for i in ids
+        ],
+        ignore_conflicts=True,
+    )
+    existing = {t.transaction_id: t for t in Transaction.objects.select_for_update().filter(transaction_id__in=ids)}
+    for item in items:
+        row = existing[item.transaction_id]
+        if is_stale(item.updated_at, row.upstream_updated_at):
+            counts.unchanged += 1
+            continue
+        values = _transaction_values(item, customers)
+        old_status = row.status
+        if not old_status:
+            counts.created += 1
+        else:
+            changed = any(getattr(row, f) != v for f, v in values.items())
+            counts.updated += changed
+            counts.unchanged += not changed
+        for f, v in values.items():
+            setattr(row, f, v)
+        if old_status != row.status:
+            row.status_since = now
+        row.synced_at, row.missing_upstream, row.missing_since = now, False, None
+        row.save()
+        if old_status != row.status:
+            counts.changed_ids.append(row.transaction_id)
+            TransactionStatusChange.objects.create(
+                transaction=row,
+                old_status=old_status,
+                new_status=row.status,
+                changed_at=item.updated_at or now,
+                seen_by=seen_by,
+            )
+    return counts
+
+
+@transaction.atomic
+def automation_rules_upsert(*, items: list[api.AutomationRule]) -> UpsertCounts:
+    now = timezone.now()
+    counts = UpsertCounts()
+    customers = _customer_pks(r.customer_id for r in items if r.customer_id)
+    for item in items:
+        template = _dump(item.transaction_template) or {}
+        _, created = AutomationRule.objects.update_or_create(
+            rule_id=item.id,
+            defaults={
+                "customer_id": customers.get(item.customer_id),
+                "customer_upstream_id": item.customer_id or "",
+                "name": item.name or "",
+                "source_account_id": template.get("source", {}).get("sourcePaymentAccountId", ""),
+                "transaction_template": template,
+                "trigger": _dump(item.trigger) or {},
+                "created_upstream_at": item.created_at,
+                "synced_at": now,
+                "missing_upstream": False,
+                "missing_since": None,
+            },
+        )
+        counts.created += created
+        counts.updated += not created
+    return counts

@@ -1,0 +1,199 @@
+"""Forms of the quote → execute → track workspace."""
+
+from decimal import Decimal
+
+from django import forms
+from django.conf import settings
+from django.urls import reverse
+
+from .models import Transaction
+from .selectors import STUCK_RULE_LABELS, StuckRule, account_options
+
+MAX_BULK_CANCEL = 100
+
+
+def _account_label(account) -> str:
+    options = account_options(account)
+    owner = " · third party" if account.is_third_party else ""
+    return f"{account.nickname or account.account_type} — {'/'.join(options.methods)} {'/'.join(options.currencies)}{owner}"
+
+
+class QuoteForm(forms.Form):
+    """The quote builder. The choices follow the accounts: the selected source account fixes
+    its methods and currencies, and the destinations are those of the other kind (fiat ↔
+    crypto), so the form cannot offer a combination the API refuses."""
+
+    source_account = forms.ChoiceField(label="Source account")
+    source_method = forms.ChoiceField(label="Source payment method")
+    source_currency = forms.ChoiceField(label="Source currency")
+    destination_account = forms.ChoiceField(label="Destination account")
+    destination_method = forms.ChoiceField(label="Destination payment method")
+    destination_currency = forms.ChoiceField(label="Destination currency")
+    amount = forms.DecimalField(
+        label="Source amount", max_digits=38, decimal_places=18, min_value=Decimal("0.000000000000000001")
+    )
+    developer_fee = forms.DecimalField(
+        label="Developer fee (USD, optional)", required=False, max_digits=20, decimal_places=2, min_value=0
+    )
+    guarantee = forms.BooleanField(label="Guarantee the destination amount", required=False)
+    correlation_id = forms.CharField(label="Correlation id (optional)", required=False, max_length=200)
+
+    def __init__(self, *args, customer, sources, destinations, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.customer = customer
+        values = self.data if self.is_bound else self.initial
+        self.sources = {a.account_id: a for a in sources}
+        source = self.sources.get(values.get("source_account")) or next(iter(self.sources.values()), None)
+        source_options = account_options(source) if source else None
+        self.destinations = {
+            a.account_id: a
+            for a in destinations
+            if source_options is None
+            or (account_options(a).is_crypto != source_options.is_crypto and a.account_id != source.account_id)
+        }
+        destination = self.destinations.get(values.get("destination_account")) or next(
+            iter(self.destinations.values()), None
+        )
+        destination_options = account_options(destination) if destination else None
+        self.fields["source_account"].choices = [(a.account_id, _account_label(a)) for a in self.sources.values()]
+        self.fields["destination_account"].choices = [
+            (a.account_id, _account_label(a)) for a in self.destinations.values()
+        ]
+        for prefix, options in (("source", source_options), ("destination", destination_options)):
+            self.fields[f"{prefix}_method"].choices = [(m, m) for m in (options.methods if options else [])]
+            self.fields[f"{prefix}_currency"].choices = [(c, c) for c in (options.currencies if options else [])]
+        if not self.is_bound:
+            # An unbound form shows the accounts actually used to compute the choices.
+            self.initial.setdefault("source_account", source.account_id if source else None)
+            if destination and self.initial.get("destination_account") not in self.destinations:
+                self.initial["destination_account"] = destination.account_id
+        # Changing an account recomputes the choices: the builder's form comes back (htmx).
+        refresh = {
+            "hx-get": reverse("payments-new-quote"),
+            "hx-trigger": "change",
+            "hx-target": "#quote-form",
+            "hx-swap": "outerHTML",
+            "hx-include": "#quote-form",
+        }
+        for name in ("source_account", "destination_account"):
+            self.fields[name].widget.attrs.update(refresh)
+        self.direction = ""
+        if source_options is not None:
+            self.direction = "Offramp (crypto → fiat)" if source_options.is_crypto else "Onramp (fiat → crypto)"
+
+    def api_body(self) -> dict:
+        """The POST /quotes body, JSON-ready; money as decimal strings."""
+        data = self.cleaned_data
+        body = {
+            "customerId": self.customer.customer_id,
+            "source": {
+                "sourceCurrency": data["source_currency"],
+                "sourcePaymentMethod": data["source_method"],
+                "sourceAmount": str(data["amount"]),
+                "sourcePaymentAccountId": data["source_account"],
+            },
+            "destination": {
+                "destinationPaymentAccountId": data["destination_account"],
+                "destinationPaymentMethod": data["destination_method"],
+                "destinationCurrency": data["destination_currency"],
+            },
+        }
+        if data.get("developer_fee") is not None:
+            body["developerFee"] = {"developerFeeType": "USD", "developerFeeAmount": str(data["developer_fee"])}
+        if data.get("guarantee"):
+            body["guaranteeQuote"] = True
+        return body
+
+
+# API error paths (VALIDATION_ERROR details) → the builder's fields.
+API_FIELD_TO_FORM = {
+    "source.sourceAmount": "amount",
+    "source.sourceCurrency": "source_currency",
+    "source.sourcePaymentMethod": "source_method",
+    "source.sourcePaymentAccountId": "source_account",
+    "destination.destinationPaymentAccountId": "destination_account",
+    "destination.destinationPaymentMethod": "destination_method",
+    "destination.destinationCurrency": "destination_currency",
+    "developerFee.developerFeeAmount": "developer_fee",
+    "developerFee": "developer_fee",
+    "guaranteeQuote": "guarantee",
+}
+
+
+def quote_inputs(request: dict) -> dict:
+    """The builder's fields from a stored quote request: "new quote with the same inputs"."""
+    source, destination = request.get("source", {}), request.get("destination", {})
+    inputs = {
+        "customer": request.get("customerId", ""),
+        "source_account": source.get("sourcePaymentAccountId", ""),
+        "source_method": source.get("sourcePaymentMethod", ""),
+        "source_currency": source.get("sourceCurrency", ""),
+        "destination_account": destination.get("destinationPaymentAccountId", ""),
+        "destination_method": destination.get("destinationPaymentMethod", ""),
+        "destination_currency": destination.get("destinationCurrency", ""),
+        "amount": source.get("sourceAmount", ""),
+    }
+    if request.get("developerFee"):
+        inputs["developer_fee"] = request["developerFee"].get("developerFeeAmount", "")
+    if request.get("guaranteeQuote"):
+        inputs["guarantee"] = "on"
+    if request.get("correlationId"):
+        inputs["correlation_id"] = request["correlationId"]
+    return inputs
+
+
+class PreviewForm(forms.Form):
+    """The fields GET /exchange-rates needs; incomplete input simply gives no preview."""
+
+    source_method = forms.CharField()
+    source_currency = forms.CharField()
+    destination_method = forms.CharField()
+    destination_currency = forms.CharField()
+    amount = forms.DecimalField(required=False, max_digits=38, decimal_places=18, min_value=0)
+    developer_fee = forms.DecimalField(required=False, max_digits=20, decimal_places=2, min_value=0)
+
+
+class ExecuteForm(forms.Form):
+    correlation_id = forms.CharField(
+        label="Correlation id (optional)",
+        required=False,
+        max_length=200,
+        help_text="Kept with the quote on the first execute: a retry sends the same one.",
+    )
+
+
+class CancelForm(forms.Form):
+    reason = forms.CharField(
+        label="Reason (kept in the audit log)",
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+
+
+class BulkCancelForm(forms.Form):
+    transactions = forms.ModelMultipleChoiceField(
+        queryset=Transaction.objects.all(), to_field_name="transaction_id", label="Transactions"
+    )
+    reason = forms.CharField(
+        label="Reason (kept in the audit log)", max_length=500, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+    def clean_transactions(self):
+        chosen = self.cleaned_data["transactions"]
+        if len(chosen) > MAX_BULK_CANCEL:
+            raise forms.ValidationError(f"Cancel at most {MAX_BULK_CANCEL} transactions at once.")
+        return chosen
+
+
+class StuckForm(forms.Form):
+    rule = forms.ChoiceField(label="Rule", choices=list(STUCK_RULE_LABELS.items()), required=False)
+    processing_hours = forms.IntegerField(label="Processing longer than (hours)", min_value=1, required=False)
+    created_minutes = forms.IntegerField(label="Created longer than (minutes)", min_value=1, required=False)
+
+    def rule_values(self) -> dict:
+        data = self.cleaned_data if self.is_valid() else {}
+        return {
+            "rule": data.get("rule") or StuckRule.AWAITING_EXPIRED,
+            "processing_hours": data.get("processing_hours") or settings.STUCK_PROCESSING_HOURS,
+            "created_minutes": data.get("created_minutes") or settings.STUCK_CREATED_MINUTES,
+        }

@@ -1,0 +1,10 @@
+from django.urls import include, path
+
+# Each module under payments/views/ owns its routes.
+urlpatterns = [
+    path("", include("payments.views.accounts")),
+    path("", include("payments.views.rules")),
+    path("", include("payments.views.rates")),
+    path("", include("payments.views.quotes")),
+    path("", include("payments.views.transactions")),
+]

@@ -1,0 +1,205 @@
+"""Payment accounts: list, detail with live balances, create (admin), refresh (admin)."""
+
+from django.contrib import messages
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.views.decorators.http import require_GET, require_POST
+
+from backoffice.access import role_required
+from backoffice.htmx import page_or_partial
+from backoffice.pagination import paginate_keyset
+from backoffice.paymentsapi import (
+    BadRequest,
+    NotFound,
+    PaymentsApiError,
+    RateLimited,
+    ServerError,
+    TransportError,
+    UnexpectedResponse,
+    ValidationFailed,
+    get_client,
+)
+
+from ..account_forms import ACCOUNT_FORMS, CHAIN_TOKENS, TOKENS, PaymentAccountFilter
+from ..account_services import payment_account_create, payment_account_refresh
+from ..models import AutomationRule, PaymentAccount
+
+PAGE_SIZE = 50
+# A balance is a nice-to-have on a page that is already shown: fail fast, never retry.
+BALANCE_TIMEOUT = 3.0
+API_DOWN = "The Payments API did not answer; try again."
+API_BUSY = "The Payments API is busy (too many requests); try again in a minute."
+# A 2xx we cannot read: the API may have acted, so "try again" could do it twice.
+API_UNREADABLE = (
+    "The Payments API answered with something the back-office cannot read, so it may have done it: "
+    "refresh (or wait for the next sync) before trying again."
+)
+
+
+def is_outage(error: PaymentsApiError) -> bool:
+    """The API failed to answer usefully (as opposed to refusing the request)."""
+    return isinstance(error, TransportError | ServerError | RateLimited | UnexpectedResponse)
+
+
+def api_message(error: PaymentsApiError) -> str:
+    """What staff read when the API refused or failed a request."""
+    if isinstance(error, TransportError | ServerError):
+        return API_DOWN
+    if isinstance(error, RateLimited):
+        return API_BUSY
+    if isinstance(error, UnexpectedResponse):
+        return API_UNREADABLE
+    return f"The Payments API refused this: {error.message}"
+
+
+@role_required("view_payments")
+@require_GET
+def list_payment_accounts(request):
+    filterset = PaymentAccountFilter(request.GET, queryset=PaymentAccount.objects.select_related("customer"))
+    queryset = filterset.qs if filterset.is_valid() else PaymentAccount.objects.none()
+    page = paginate_keyset(
+        queryset, ordering=("-first_seen_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE
+    )
+    template = page_or_partial(request, "payments/accounts/list.html")
+    return render(request, template, {"filter": filterset, "page": page})
+
+
+@role_required("view_payments")
+@require_GET
+def view_payment_account(request, pk):
+    account = get_object_or_404(PaymentAccount.objects.select_related("customer"), pk=pk)
+    rules = (
+        AutomationRule.objects.filter(source_account_id=account.account_id).order_by("-id")[:20]
+        if account.account_id
+        else []
+    )
+    return render(request, "payments/accounts/detail.html", {"account": account, "rules": rules})
+
+
+def _balance_queries(account: PaymentAccount) -> list[tuple[str | None, str | None]]:
+    """(chain, currency) pairs to ask the balance of; None lets the API use the account's own."""
+    details = account.details or {}
+    chain = (details.get("address") or {}).get("chain")
+    if account.account_type == "SERVICE_CRYPTO_WALLET" and chain:
+        # A service wallet can hold any token of its chain; the API needs to be told which.
+        return [(chain, token) for token in CHAIN_TOKENS.get(chain, TOKENS)]
+    if account.account_type == "EXTERNAL_CRYPTO_WALLET":
+        currency = details.get("currency") or {}
+        return [(chain, currency.get("contractAddress") or currency.get("label"))]
+    return [(None, None)]
+
+
+def _quick_client():
+    return get_client().with_options(timeout=BALANCE_TIMEOUT, max_retries=0)
+
+
+def _balances(account: PaymentAccount) -> tuple[list[dict], str]:
+    rows: list[dict] = []
+    client = _quick_client()
+    for chain, currency in _balance_queries(account):
+        try:
+            balance = client.get_payment_account_balance(
+                payment_account_id=account.account_id, chain=chain, currency=currency
+            )
+        except (BadRequest, ValidationFailed):
+            # This token is not held on this chain (or the account has no such balance).
+            rows.append({"chain": chain, "label": currency, "unavailable": True})
+        except PaymentsApiError as error:
+            return rows, api_message(error)
+        else:
+            label = (balance.currency.label if balance.currency else None) or currency or ""
+            rows.append(
+                {
+                    "chain": (balance.currency.chain if balance.currency else None) or chain,
+                    "label": label,
+                    "balance": balance.balance,
+                    "usd_value": balance.usd_value,
+                }
+            )
+    return rows, ""
+
+
+@role_required("view_payments")
+@require_GET
+def view_payment_account_balances(request, pk):
+    """The balances, asked from the API when the detail page has rendered (a fragment for htmx,
+    a page of its own for the link without JavaScript)."""
+    account = get_object_or_404(PaymentAccount.objects.select_related("customer"), pk=pk)
+    rows, error = ([], "") if not account.account_id else _balances(account)
+    template = page_or_partial(request, "payments/accounts/balances.html", "balances")
+    return render(request, template, {"account": account, "rows": rows, "error": error})
+
+
+@role_required("manage_accounts")
+@require_GET
+def new_payment_account(request):
+    account_type = request.GET.get("type", "")
+    if account_type not in ACCOUNT_FORMS:
+        account_type = next(iter(ACCOUNT_FORMS))
+    form = ACCOUNT_FORMS[account_type](initial={"customer_id": request.GET.get("customer", ""), "entry": "DETAILS"})
+    return _render_new(request, form)
+
+
+def _render_new(request, form):
+    types = [(name, form_class.title) for name, form_class in ACCOUNT_FORMS.items()]
+    return render(
+        request,
+        "payments/accounts/new.html",
+        {"form": form, "account_type": form.account_type, "types": types, "tokens": TOKENS},
+    )
+
+
+@role_required("manage_accounts")
+@require_POST
+def create_payment_account(request):
+    form_class = ACCOUNT_FORMS.get(request.POST.get("account_type", ""))
+    if form_class is None:
+        return HttpResponseBadRequest("Unknown payment account type.")
+    form = form_class(request.POST)
+    if form.is_valid():
+        try:
+            account = payment_account_create(
+                actor=request.user,
+                account_type=form.account_type,
+                customer_id=form.cleaned_data["customer_id"],
+                nickname=form.cleaned_data["nickname"],
+                is_third_party=form.is_third_party(),
+                details=form.details(),
+            )
+        except ValidationFailed as error:
+            form.add_api_errors(error.messages_by_field())
+        except PaymentsApiError as error:
+            form.add_error(None, api_message(error))
+        else:
+            if account.status == "PENDING":
+                messages.success(request, "Bank account created: send the owner the hosted form link below.")
+            else:
+                messages.success(request, f"{form.title} created.")
+            return redirect("payments-view-payment-account", pk=account.pk)
+    return _render_new(request, form)
+
+
+@role_required("manage_accounts")
+@require_POST
+def refresh_payment_account(request, pk):
+    account = get_object_or_404(PaymentAccount, pk=pk)
+    try:
+        account, message = payment_account_refresh(actor=request.user, account=account)
+    except NotFound:
+        messages.error(request, "The Payments API no longer has this account.")
+    except PaymentsApiError as error:
+        messages.error(request, api_message(error))
+    else:
+        messages.success(request, message)
+    return redirect("payments-view-payment-account", pk=account.pk)
+
+
+urlpatterns = [
+    path("accounts/", list_payment_accounts, name="payments-list-payment-accounts"),
+    path("accounts/new/", new_payment_account, name="payments-new-payment-account"),
+    path("accounts/create/", create_payment_account, name="payments-create-payment-account"),
+    path("accounts/<int:pk>/", view_payment_account, name="payments-view-payment-account"),
+    path("accounts/<int:pk>/balances/", view_payment_account_balances, name="payments-view-payment-account-balances"),
+    path("accounts/<int:pk>/refresh/", refresh_payment_account, name="payments-refresh-payment-account"),
+]

@@ -1,0 +1,166 @@
+"""Quote builder, live preview, the quote with its countdown, and Execute."""
+
+from django.contrib import messages
+from django.http import QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from backoffice.access import role_required
+from backoffice.paymentsapi import PaymentsApiError, ValidationFailed
+from customers.models import Customer, CustomerStatus
+
+from ..models import Quote, Transaction
+from ..selectors import customers_search, quote_accounts
+from ..transaction_forms import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
+from ..transaction_services import exchange_rate_preview, quote_create, quote_execute
+from .accounts import api_message, is_outage
+
+
+def _active_customer(customer_id: str) -> Customer | None:
+    if not customer_id or "\x00" in customer_id:  # straight from the form: PostgreSQL holds no NUL
+        return None
+    return Customer.objects.filter(customer_id=customer_id, status=CustomerStatus.ACTIVE).first()
+
+
+def _quote_form(customer, data=None, initial=None) -> QuoteForm:
+    sources, destinations = quote_accounts(customer=customer)
+    return QuoteForm(data, initial=initial, customer=customer, sources=sources, destinations=destinations)
+
+
+@role_required("move_money")
+@require_GET
+def new_quote(request):
+    """The builder. `customer` picks the customer; the other query parameters prefill the
+    form (the accounts' choices are recomputed from them on every change)."""
+    query = request.GET.get("q", "")
+    customer_id = request.GET.get("customer", "")
+    customer = _active_customer(customer_id)
+    form = _quote_form(customer, initial=request.GET.dict()) if customer else None
+    context = {
+        "query": query,
+        "results": customers_search(query=query),
+        "customer": customer,
+        "unknown_customer": bool(customer_id) and customer is None,
+        "form": form,
+    }
+    template = "payments/quotes/new.html"
+    if request.htmx and request.htmx.target in ("customer-results", "quote-form"):
+        template += f"#{request.htmx.target}"
+    return render(request, template, context)
+
+
+@role_required("move_money")
+@require_GET
+def preview_quote(request):
+    """The live preview: GET /exchange-rates for the builder's current inputs."""
+    form = PreviewForm(request.GET)
+    context = {"form": form}
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            context["rate"] = exchange_rate_preview(
+                source_currency=data["source_currency"],
+                source_method=data["source_method"],
+                destination_method=data["destination_method"],
+                destination_currency=data["destination_currency"],
+                amount=data["amount"] or None,
+            )
+        except PaymentsApiError as exc:
+            context["error"] = exc.message
+        context["developer_fee"] = data["developer_fee"]
+        context["source_currency"] = data["source_currency"]
+        context["destination_currency"] = data["destination_currency"]
+    return render(request, "payments/quotes/_preview.html", context)
+
+
+def _map_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
+    if isinstance(exc, ValidationFailed):
+        for field, texts in exc.messages_by_field().items():
+            target = API_FIELD_TO_FORM.get(field)
+            for text in texts:
+                form.add_error(target, f"{field}: {text}" if field and not target else text)
+        if not exc.field_errors:
+            form.add_error(None, exc.message)
+    elif is_outage(exc):
+        form.add_error(None, api_message(exc))
+    else:
+        form.add_error(None, exc.message)
+
+
+@role_required("move_money")
+@require_POST
+def create_quote(request):
+    customer = _active_customer(request.POST.get("customer", ""))
+    if customer is None:
+        messages.error(request, "Choose an ACTIVE customer first.")
+        return redirect("payments-new-quote")
+    form = _quote_form(customer, data=request.POST)
+    if form.is_valid():
+        try:
+            quote = quote_create(
+                actor=request.user,
+                customer=customer,
+                body=form.api_body(),
+                correlation_id=form.cleaned_data["correlation_id"],
+            )
+        except PaymentsApiError as exc:
+            _map_api_errors(form, exc)
+        else:
+            return redirect("payments-show-quote", quote_id=quote.quote_id)
+    context = {"customer": customer, "form": form, "results": [], "query": ""}
+    return render(request, "payments/quotes/new.html", context)
+
+
+def same_inputs_url(quote: Quote) -> str:
+    params = QueryDict(mutable=True)
+    params.update(quote_inputs(quote.request))
+    return f"{reverse('payments-new-quote')}?{params.urlencode()}"
+
+
+@role_required("view_payments")
+@require_GET
+def show_quote(request, quote_id):
+    quote = get_object_or_404(Quote.objects.select_related("customer", "created_by"), quote_id=quote_id)
+    context = {
+        "quote": quote,
+        "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
+        "execute_form": ExecuteForm(initial={"correlation_id": quote.request.get("correlationId", "")}),
+        "correlation_bound": "correlationId" in quote.request,
+        "same_inputs_url": same_inputs_url(quote),
+    }
+    return render(request, "payments/quotes/show.html", context)
+
+
+@role_required("move_money")
+@require_POST
+def execute_quote(request, quote_id):
+    """Exactly once: the quote's idempotency key goes with every execute of it (see services)."""
+    quote = get_object_or_404(Quote, quote_id=quote_id)
+    form = ExecuteForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Check the correlation id: {form.errors.as_text()}")
+        return redirect("payments-show-quote", quote_id=quote.quote_id)
+    try:
+        tx = quote_execute(actor=request.user, quote=quote, correlation_id=form.cleaned_data["correlation_id"])
+    except PaymentsApiError as exc:
+        if is_outage(exc):
+            # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
+            messages.error(
+                request,
+                f"The execute did not go through: {api_message(exc)} Executing again is safe: "
+                "one quote never makes more than one transaction.",
+            )
+        else:
+            messages.error(request, f"The API refused to execute this quote: {exc.message}")
+        return redirect("payments-show-quote", quote_id=quote.quote_id)
+    return redirect("payments-show-transaction", transaction_id=tx.transaction_id)
+
+
+urlpatterns = [
+    path("quotes/new", new_quote, name="payments-new-quote"),
+    path("quotes/preview", preview_quote, name="payments-preview-quote"),
+    path("quotes/create", create_quote, name="payments-create-quote"),
+    path("quotes/<str:quote_id>/", show_quote, name="payments-show-quote"),
+    path("quotes/<str:quote_id>/execute", execute_quote, name="payments-execute-quote"),
+]

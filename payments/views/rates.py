@@ -1,0 +1,42 @@
+"""Exchange-rate calculator: any rail or chain pair of the spec, with or without an amount."""
+
+from django.shortcuts import render
+from django.urls import path
+from django.views.decorators.http import require_GET
+
+from backoffice.access import role_required
+from backoffice.htmx import page_or_partial
+from backoffice.paymentsapi import PaymentsApiError, ValidationFailed, get_client
+
+from ..account_forms import FIAT_CURRENCIES, TOKENS, ExchangeRateForm
+from .accounts import api_message
+
+
+@role_required("view_payments")
+@require_GET
+def calculate_exchange_rate(request):
+    # A GET form: the result has an address that can be shared and reloaded.
+    form = ExchangeRateForm(request.GET or None)
+    result, error = None, ""
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = get_client().get_exchange_rate(
+                source_currency=data["source_currency"],
+                source_payment_method=data["source_payment_method"],
+                destination_payment_method=data["destination_payment_method"],
+                destination_currency=data["destination_currency"],
+                source_amount=data["source_amount"],
+            )
+        except ValidationFailed as exc:
+            form.add_api_errors(exc.messages_by_field())
+        except PaymentsApiError as exc:
+            error = api_message(exc)
+    template = page_or_partial(request, "payments/rates/calculator.html", "calculator")
+    context = {"form": form, "result": result, "error": error, "currencies": [*TOKENS, *FIAT_CURRENCIES]}
+    return render(request, template, context)
+
+
+urlpatterns = [
+    path("exchange-rates/", calculate_exchange_rate, name="payments-calculate-exchange-rate"),
+]

@@ -1,0 +1,142 @@
+"""Automation rules: list per customer and source account, create and edit (admin)."""
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_POST
+
+from backoffice.access import role_required
+from backoffice.htmx import page_or_partial
+from backoffice.pagination import paginate_keyset
+from backoffice.paymentsapi import PaymentsApiError, ValidationFailed
+
+from ..account_forms import FIAT_CURRENCIES, TOKENS, AutomationRuleFilter, AutomationRuleForm, describe_cron
+from ..account_services import automation_rule_create, automation_rule_update
+from ..models import AutomationRule, PaymentAccount
+from .accounts import api_message
+
+PAGE_SIZE = 50
+
+
+def trigger_words(trigger: dict) -> str:
+    if trigger.get("cronSchedule"):
+        return describe_cron(trigger["cronSchedule"])
+    if trigger.get("thresholdAmount") is not None:
+        return f"When the source balance reaches {trigger['thresholdAmount']}"
+    return "—"
+
+
+@role_required("view_payments")
+@require_GET
+def list_automation_rules(request):
+    filterset = AutomationRuleFilter(request.GET, queryset=AutomationRule.objects.select_related("customer"))
+    queryset = filterset.qs if filterset.is_valid() else AutomationRule.objects.none()
+    page = paginate_keyset(queryset, ordering=("-id",), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    for rule in page.items:
+        rule.trigger_words = trigger_words(rule.trigger or {})
+    template = page_or_partial(request, "payments/rules/list.html")
+    return render(request, template, {"filter": filterset, "page": page})
+
+
+def _initial_from_source(account_id: str, customer_id: str) -> dict:
+    """Prefill the source side from a mirrored account (the "New rule from this account" link)."""
+    initial = {"customer_id": customer_id, "source_account_id": account_id, "trigger_type": "CRON"}
+    account = PaymentAccount.objects.filter(account_id=account_id).first() if account_id else None
+    if account is None:
+        return initial
+    details = account.details or {}
+    chain = (details.get("address") or {}).get("chain")
+    currency = details.get("currency") or details.get("bankAccountCurrency") or {}
+    initial["customer_id"] = account.customer_upstream_id
+    initial["source_payment_method"] = chain or details.get("bankAccountPaymentMethod") or ""
+    initial["source_currency"] = currency.get("label", "") if isinstance(currency, dict) else currency
+    return initial
+
+
+def _render_form(request, form, rule=None):
+    return render(
+        request,
+        "payments/rules/form.html",
+        {
+            "form": form,
+            "rule": rule,
+            "cron_words": form.cron_words(),
+            "currencies": [*TOKENS, *FIAT_CURRENCIES],
+        },
+    )
+
+
+@role_required("manage_rules")
+@require_GET
+def new_automation_rule(request):
+    initial = _initial_from_source(request.GET.get("source", ""), request.GET.get("customer", ""))
+    return _render_form(request, AutomationRuleForm(initial=initial))
+
+
+@role_required("manage_rules")
+@require_POST
+def create_automation_rule(request):
+    form = AutomationRuleForm(request.POST)
+    if form.is_valid():
+        try:
+            rule = automation_rule_create(
+                actor=request.user,
+                name=form.cleaned_data["name"],
+                customer_id=form.cleaned_data["customer_id"].strip(),
+                template=form.template(),
+                trigger=form.trigger(),
+            )
+        except ValidationFailed as error:
+            form.add_api_errors(error.messages_by_field())
+        except PaymentsApiError as error:
+            form.add_error(None, api_message(error))
+        else:
+            messages.success(request, f"Rule “{rule.name}” created: {trigger_words(rule.trigger)}.")
+            return redirect(_list_url(rule))
+    return _render_form(request, form)
+
+
+def _list_url(rule: AutomationRule) -> str:
+    return f"{reverse('payments-list-automation-rules')}?{urlencode({'customer': rule.customer_upstream_id})}"
+
+
+@role_required("manage_rules")
+@require_GET
+def edit_automation_rule(request, pk):
+    rule = get_object_or_404(AutomationRule, pk=pk)
+    form = AutomationRuleForm(initial=AutomationRuleForm.initial_from(rule), editing=True)
+    return _render_form(request, form, rule)
+
+
+@role_required("manage_rules")
+@require_POST
+def update_automation_rule(request, pk):
+    rule = get_object_or_404(AutomationRule, pk=pk)
+    form = AutomationRuleForm(request.POST, initial=AutomationRuleForm.initial_from(rule), editing=True)
+    if form.is_valid():
+        try:
+            rule = automation_rule_update(
+                actor=request.user,
+                rule=rule,
+                name=form.cleaned_data["name"],
+                template=form.template(),
+                trigger=form.trigger(),
+            )
+        except ValidationFailed as error:
+            form.add_api_errors(error.messages_by_field())
+        except PaymentsApiError as error:
+            form.add_error(None, api_message(error))
+        else:
+            messages.success(request, f"Rule “{rule.name}” saved: {trigger_words(rule.trigger)}.")
+            return redirect(_list_url(rule))
+    return _render_form(request, form, rule)
+
+
+urlpatterns = [
+    path("rules/", list_automation_rules, name="payments-list-automation-rules"),
+    path("rules/new/", new_automation_rule, name="payments-new-automation-rule"),
+    path("rules/create/", create_automation_rule, name="payments-create-automation-rule"),
+    path("rules/<int:pk>/edit/", edit_automation_rule, name="payments-edit-automation-rule"),
+    path("rules/<int:pk>/update/", update_automation_rule, name="payments-update-automation-rule"),
+]

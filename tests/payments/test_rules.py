@@ -1,0 +1,209 @@
+"""Automation rules: list per customer and source account, create and edit, against the sandbox."""
+
+import pytest
+from django.urls import reverse
+
+from backoffice.models import AuditEvent
+from backoffice.paymentsapi import ApiConnectionError, PaymentsApiClient
+from backoffice.sync import sync_payment_accounts
+from payments.models import AutomationRule
+from tests.payments.account_fixtures import make_account, make_customer
+
+CREATE = reverse("payments-create-automation-rule")
+
+
+@pytest.fixture
+def setup(upstream):
+    """An ACTIVE customer with a BASE service wallet and an ACH bank account, in the mirror."""
+    customer_id = make_customer(upstream)
+    service = make_account(upstream, customer_id, "service_wallet")
+    bank = make_account(upstream, customer_id, "bank")
+    wallet = make_account(upstream, customer_id, "wallet")
+    sync_payment_accounts()
+    return {
+        "customer_id": customer_id,
+        "service": service["paymentAccountId"],
+        "bank": bank["paymentAccountId"],
+        "wallet": wallet["paymentAccountId"],
+    }
+
+
+@pytest.fixture
+def admin(client_as):
+    return client_as("admin")
+
+
+def rule_form(setup, **fields):
+    return {
+        "name": "Sweep USDC to the bank",
+        "customer_id": setup["customer_id"],
+        "source_account_id": setup["service"],
+        "source_payment_method": "BASE",
+        "source_currency": "USDC",
+        "destination_account_id": setup["bank"],
+        "destination_payment_method": "ACH",
+        "destination_currency": "USD",
+        "amount": "50.00",
+        "developer_fee": "",
+        "trigger_type": "CRON",
+        "cron_schedule": "0  9 * * 1-5",
+        "threshold_amount": "",
+        **fields,
+    }
+
+
+def errors_of(response) -> dict:
+    return {name: [str(e) for e in errors] for name, errors in response.context["form"].errors.items()}
+
+
+def test_admin_creates_a_cron_rule(admin, setup):
+    response = admin.post(CREATE, rule_form(setup, developer_fee="1.50"))
+    assert response.status_code == 302
+    rule = AutomationRule.objects.get()
+    assert response["Location"] == reverse("payments-list-automation-rules") + f"?customer={setup['customer_id']}"
+    assert rule.trigger == {"cronSchedule": "0 9 * * 1-5", "type": "CRON_BASED"}
+    assert rule.source_account_id == setup["service"]
+    assert rule.transaction_template["amount"] == {"value": "50.00", "type": "FLAT"}
+    assert rule.transaction_template["developerFee"] == {"developerFeeType": "USD", "developerFeeAmount": "1.50"}
+    assert rule.customer.customer_id == setup["customer_id"]
+    assert AuditEvent.objects.get(action="automation_rule.create").target_id == rule.rule_id
+
+    page = admin.get(response["Location"]).content.decode()
+    assert "Rule “Sweep USDC to the bank” created: At 09:00 AM, Monday through Friday (UTC)." in page
+    assert "<code>0 9 * * 1-5</code>" in page
+
+
+def test_threshold_rule_amounts_are_decimals(admin, setup):
+    response = admin.post(
+        CREATE, rule_form(setup, trigger_type="THRESHOLD", cron_schedule="", threshold_amount="100.25")
+    )
+    assert response.status_code == 302
+    rule = AutomationRule.objects.get()
+    assert rule.trigger == {"thresholdAmount": "100.25", "type": "THRESHOLD_BASED"}
+    page = admin.get(reverse("payments-list-automation-rules")).content.decode()
+    assert "When the source balance reaches 100.25" in page
+
+
+@pytest.mark.parametrize(
+    ("fields", "errors"),
+    [
+        ({"cron_schedule": "* * * * * *"}, {"cron_schedule": ["Not a cron expression of five fields (minute hour day month weekday)."]}),
+        ({"cron_schedule": "61 * * * *"}, {"cron_schedule": ["Not a cron expression of five fields (minute hour day month weekday)."]}),
+        ({"cron_schedule": ""}, {"cron_schedule": ["Needed for a scheduled rule."]}),
+        ({"trigger_type": "THRESHOLD", "threshold_amount": ""}, {"threshold_amount": ["Needed for a threshold rule."]}),
+        ({"amount": "-5"}, {"amount": ["Must be greater than 0."]}),
+        ({"amount": "ten"}, {"amount": ["Enter a number."]}),
+        ({"developer_fee": "1.555"}, {"developer_fee": ["Ensure that there are no more than 2 decimal places."]}),
+    ],
+)  # fmt: skip
+def test_local_validation_before_the_api(admin, setup, monkeypatch, fields, errors):
+    def never(*args, **kwargs):
+        raise AssertionError("the API must not be called")
+
+    monkeypatch.setattr(PaymentsApiClient, "create_automation_rule", never)
+    response = admin.post(CREATE, rule_form(setup, **fields))
+    assert response.status_code == 200
+    assert errors_of(response) == errors
+    assert not AutomationRule.objects.exists()
+
+
+def test_api_validation_errors_land_on_their_fields(admin, setup):
+    # The sandbox: a threshold needs a source whose balance the service keeps.
+    form = rule_form(setup, source_account_id=setup["wallet"], trigger_type="THRESHOLD", threshold_amount="10")
+    response = admin.post(CREATE, form)
+    assert response.status_code == 200
+    assert list(errors_of(response)) == ["threshold_amount"]
+    # A method that is not the source account's.
+    response = admin.post(CREATE, rule_form(setup, source_payment_method="ETHEREUM"))
+    assert list(errors_of(response)) == ["source_payment_method"]
+    assert response.context["form"]["source_payment_method"].value() == "ETHEREUM"  # input kept
+    assert not AutomationRule.objects.exists()
+    assert AuditEvent.objects.filter(action="automation_rule.create", outcome="failure").count() == 2
+
+
+def test_inactive_customer(admin, upstream, setup):
+    upstream.helper(f"customers/{setup['customer_id']}/deactivate")
+    response = admin.post(CREATE, rule_form(setup))
+    assert response.status_code == 200
+    [error] = response.context["form"].non_field_errors()
+    assert error.startswith("The Payments API refused this:") and "DEACTIVATED" in error
+    assert not AutomationRule.objects.exists()
+
+
+def test_api_down_on_create(admin, setup, monkeypatch):
+    def refused(*args, **kwargs):
+        raise ApiConnectionError("refused")
+
+    monkeypatch.setattr(PaymentsApiClient, "create_automation_rule", refused)
+    response = admin.post(CREATE, rule_form(setup))
+    assert list(response.context["form"].non_field_errors()) == ["The Payments API did not answer; try again."]
+    assert not AutomationRule.objects.exists()
+
+
+def test_admin_edits_a_rule_with_put(admin, upstream, setup):
+    admin.post(CREATE, rule_form(setup))
+    rule = AutomationRule.objects.get()
+    edit = admin.get(reverse("payments-edit-automation-rule", args=[rule.pk]))
+    form = edit.context["form"]
+    assert form["source_currency"].value() == "USDC" and form["cron_schedule"].value() == "0 9 * * 1-5"
+    assert form["customer_id"].field.disabled
+    assert "In plain words: At 09:00 AM, Monday through Friday (UTC)" in edit.content.decode()
+
+    other = make_customer(upstream, email="grace@example.com")
+    changed = rule_form(
+        setup, name="Sweep at 100", customer_id=other, trigger_type="THRESHOLD", threshold_amount="100", amount="75"
+    )
+    response = admin.post(reverse("payments-update-automation-rule", args=[rule.pk]), changed)
+    assert response.status_code == 302
+    rule.refresh_from_db()
+    assert rule.name == "Sweep at 100"
+    assert rule.customer_upstream_id == setup["customer_id"]  # a disabled field ignores what is posted
+    assert rule.trigger == {"thresholdAmount": "100", "type": "THRESHOLD_BASED"}
+    assert rule.transaction_template["amount"]["value"] == "75"
+    assert upstream.call("GET", f"/automation-rules/{rule.rule_id}")["name"] == "Sweep at 100"
+    assert AuditEvent.objects.get(action="automation_rule.update").outcome == "success"
+
+
+def test_failed_edit_leaves_the_mirror_unchanged(admin, setup):
+    admin.post(CREATE, rule_form(setup))
+    rule = AutomationRule.objects.get()
+    before = list(AutomationRule.objects.values())
+    response = admin.post(
+        reverse("payments-update-automation-rule", args=[rule.pk]),
+        rule_form(setup, name="Renamed", destination_currency="EUR"),
+    )
+    assert response.status_code == 200
+    assert response.context["form"].errors
+    assert list(AutomationRule.objects.values()) == before
+
+
+def test_list_per_customer_and_source(client_as, admin, upstream, setup, django_assert_max_num_queries):
+    admin.post(CREATE, rule_form(setup, name="From the service wallet"))
+    admin.post(CREATE, rule_form(setup, name="From the bank", source_account_id=setup["bank"],
+                                 source_payment_method="ACH", source_currency="USD",
+                                 destination_account_id=setup["wallet"], destination_payment_method="BASE",
+                                 destination_currency="USDC"))  # fmt: skip
+    assert AutomationRule.objects.count() == 2
+    client = client_as("auditor")
+    url = reverse("payments-list-automation-rules")
+    client.get(url)
+    with django_assert_max_num_queries(6):
+        everything = client.get(url)
+    assert [r.name for r in everything.context["page"].items] == ["From the bank", "From the service wallet"]
+    by_source = client.get(url, {"source": setup["bank"]})
+    assert [r.name for r in by_source.context["page"].items] == ["From the bank"]
+    by_customer = client.get(url, {"customer": setup["customer_id"]}, headers={"HX-Request": "true"})
+    assert "<html" not in by_customer.content.decode() and "From the bank" in by_customer.content.decode()
+    assert client.get(url, {"customer": "someone-else"}).context["page"].items == []
+    assert "New rule" not in everything.content.decode()
+    assert reverse("payments-edit-automation-rule", args=[AutomationRule.objects.first().pk]) not in (
+        everything.content.decode()
+    )
+
+
+def test_new_rule_from_an_account_is_prefilled(admin, setup):
+    response = admin.get(reverse("payments-new-automation-rule"), {"source": setup["service"]})
+    form = response.context["form"]
+    assert form["customer_id"].value() == setup["customer_id"]
+    assert form["source_payment_method"].value() == "BASE"
+    assert form["source_account_id"].value() == setup["service"]

@@ -1,0 +1,148 @@
+"""Set-up shared by the transactions workspace's tests: mirror rows, and a real sandbox
+customer with accounts brought into the mirror the way production does (a sync)."""
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+
+from django.utils import timezone
+
+KYC = {
+    "legalFirstName": "Ada",
+    "legalLastName": "Lovelace",
+    "phoneNumber": "+12025550123",
+    "dateOfBirth": "1990-12-10",
+    "nationalIdType": "ssn",
+    "nationalIdNumber": "123-45-6789",
+    "nationalIdIssuingCountry": "US",
+    "nationality": "US",
+}
+BANK = {
+    "paymentAccountType": "EXTERNAL_BANK_ACCOUNT",
+    "nickname": "Checking",
+    "externalBankAccount": {
+        "bankAccountType": "CHECKING",
+        "bankAccountOwnerName": "Ada Lovelace",
+        "bankAccountOwnerEmail": "ada@example.com",
+        "bankName": "First Test Bank",
+        "bankAccountCurrency": "USD",
+        "bankAccountPaymentMethod": "ACH",
+        "bankAccountNumber": "000123456789",
+        "bankRoutingNumber": "021000021",
+    },
+}
+WALLET = {
+    "paymentAccountType": "EXTERNAL_CRYPTO_WALLET",
+    "nickname": "Base wallet",
+    "externalCryptoWallet": {"currency": "USDC", "address": {"address": "0x" + "ab" * 20, "chain": "BASE"}},
+}
+
+
+def sandbox_customer(upstream, *, name: str = "Ada", with_accounts: bool = True) -> dict:
+    """An ACTIVE sandbox customer with an ACH bank account and a BASE USDC wallet, synced into
+    the mirror: {"customer_id", "bank", "wallet"}."""
+    from backoffice.sync import sync_customers, sync_payment_accounts
+
+    body = {
+        "customerType": "INDIVIDUAL",
+        "email": f"{name.lower()}@example.com",
+        "firstName": name,
+        "lastName": "Lovelace",
+        "kycData": KYC,
+    }
+    customer = upstream.call("POST", "/customers", body)
+    customer_id = customer["customerId"]
+    upstream.helper(f"customers/{customer_id}/review", {"outcome": "ACTIVE", "issues": []})
+    result = {"customer_id": customer_id}
+    if with_accounts:
+        result["bank"] = upstream.call("POST", "/payment-accounts", {**BANK, "customerId": customer_id})
+        result["wallet"] = upstream.call("POST", "/payment-accounts", {**WALLET, "customerId": customer_id})
+    assert sync_customers().outcome == "succeeded"
+    assert sync_payment_accounts().outcome == "succeeded"
+    return result
+
+
+def quote_post_data(setup: dict, **overrides) -> dict:
+    """The builder's POST for a 100.00 USD ACH → BASE USDC onramp."""
+    data = {
+        "customer": setup["customer_id"],
+        "source_account": setup["bank"]["paymentAccountId"],
+        "source_method": "ACH",
+        "source_currency": "USD",
+        "destination_account": setup["wallet"]["paymentAccountId"],
+        "destination_method": "BASE",
+        "destination_currency": "USDC",
+        "amount": "100.00",
+        "developer_fee": "",
+        "correlation_id": "",
+    }
+    return {**data, **overrides}
+
+
+def mirror_customer(**fields):
+    from customers.models import Customer
+
+    values = {
+        "customer_id": str(uuid.uuid4()),
+        "organization_id": str(uuid.uuid4()),
+        "customer_type": "INDIVIDUAL",
+        "status": "ACTIVE",
+        "name": "Grace Hopper",
+        "email": "grace@example.com",
+        "status_since": timezone.now(),
+    }
+    return Customer.objects.create(**{**values, **fields})
+
+
+def mirror_transaction(*, status: str = "AWAITING_TRANSFER", customer=None, **fields):
+    from payments.models import Transaction
+
+    now = timezone.now()
+    values = {
+        "transaction_id": str(uuid.uuid4()),
+        "quote_id": str(uuid.uuid4()),
+        "customer": customer,
+        "customer_upstream_id": customer.customer_id if customer else str(uuid.uuid4()),
+        "status": status,
+        "status_since": now,
+        "source_payment_method": "ACH",
+        "source_currency": "USD",
+        "source_amount": Decimal("100.00"),
+        "destination_payment_method": "BASE",
+        "destination_currency": "USDC",
+        "destination_amount": Decimal("99.65"),
+        "exchange_rate": Decimal("1"),
+        "created_upstream_at": now,
+        "expires_at": now + dt.timedelta(minutes=30) if status == "AWAITING_TRANSFER" else None,
+    }
+    return Transaction.objects.create(**{**values, **fields})
+
+
+def mirror_quote(*, customer=None, **fields):
+    from payments.models import Quote
+
+    customer = customer or mirror_customer()
+    values = {
+        "quote_id": str(uuid.uuid4()),
+        "idempotency_key": uuid.uuid4(),
+        "customer": customer,
+        "request": {
+            "customerId": customer.customer_id,
+            "source": {
+                "sourceCurrency": "USD",
+                "sourcePaymentMethod": "ACH",
+                "sourceAmount": "100.00",
+                "sourcePaymentAccountId": "acc-src",
+            },
+            "destination": {
+                "destinationPaymentAccountId": "acc-dst",
+                "destinationPaymentMethod": "BASE",
+                "destinationCurrency": "USDC",
+            },
+        },
+        "source_amount": Decimal("100.00"),
+        "exchange_rate": Decimal("1"),
+        "destination_amount": Decimal("99.65"),
+        "expires_at": timezone.now() + dt.timedelta(minutes=5),
+    }
+    return Quote.objects.create(**{**values, **fields})
