@@ -1,0 +1,71 @@
+"""Shared set-up of the benchmarks: a throw-away PostgreSQL database, Django, the sandbox key.
+
+Each benchmark runs against its own database (created here, dropped at exit) so that the
+figures do not depend on what a developer's database holds.
+"""
+
+import atexit
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+
+
+def _psql(sql: str) -> None:
+    subprocess.run(["psql", f"{PG}/postgres", "-qc", sql], check=True, capture_output=True)
+
+
+def _drop(name: str) -> None:
+    from django.db import connections
+
+    connections.close_all()
+    _psql(f"DROP DATABASE IF EXISTS {name}")
+
+
+def setup_django(name: str, *, keep: bool = False) -> None:
+    """Create database `name`, point Django at it, migrate."""
+    _psql(f"DROP DATABASE IF EXISTS {name}")
+    _psql(f"CREATE DATABASE {name}")
+    if not keep:
+        atexit.register(_drop, name)
+    os.environ["DATABASE_URL"] = f"{PG}/{name}"
+    os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backoffice.settings")
+    os.environ["LOG_LEVEL"] = "WARNING"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def in_process_upstream():
+    """Point the back-office client at the mounted sandbox through WSGI, with a new key.
+
+    Returns (ApiKey row, plain key). In-process: the figures are server time, no network.
+    """
+    from django.conf import settings
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    from sandbox.auth import create_key
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    key, plain = create_key()
+    settings.PAYMENTS_API_KEY = plain
+    settings.PAYMENTS_API_BASE_URL = "http://testserver/sandbox"
+    settings.PAYMENTS_API_IN_PROCESS = True
+    settings.ALLOWED_HOSTS = ["*"]
+    return key, plain
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
