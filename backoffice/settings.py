@@ -6,6 +6,8 @@ DATABASE_URL, CELERY_BROKER_URL, PAYMENTS_API_BASE_URL, PAYMENTS_API_KEY,
 PAYMENTS_WEBHOOK_SECRET, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0.
 """
 
+import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -95,6 +97,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # writer (WAL), writers queue (IMMEDIATE) instead of failing on a lock upgrade.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+    # Tests get a file too, not the shared-cache memory database: there a second thread (the
+    # live server's, a webhook's) fails at once with "table is locked" instead of waiting.
+    DATABASES["default"].setdefault("TEST", {}).setdefault(
+        "NAME", str(Path(tempfile.gettempdir()) / f"backoffice-test-{os.getpid()}.sqlite3")
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
