@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from backoffice.sync import sync_customers, sync_payment_accounts
+from tests.browser.nav import follow
 from tests.payments.account_fixtures import EVM_ADDRESS
 from tests.sandbox.conftest import KYC_DATA
 
@@ -59,8 +60,8 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("heading", name="Payment accounts")).to_be_visible()
 
-    page.get_by_role("link", name="New payment account").click()
-    page.get_by_role("navigation", name="Account type").get_by_role("link", name="External crypto wallet").click()
+    follow(page, page.get_by_role("link", name="New payment account"))
+    follow(page, page.get_by_role("navigation", name="Account type").get_by_role("link", name="External crypto wallet"))
     page.get_by_label("Customer id").fill(customer_id)
     page.get_by_label("Nickname").fill("Ada's Base wallet")
     page.get_by_label("Chain").select_option("BASE")
@@ -93,11 +94,11 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     screenshot("payment-account-390")
     page.set_viewport_size({"width": 1280, "height": 800})
 
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="Payment accounts").click()
+    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Payment accounts"))
     expect(page.get_by_role("link", name="Ada's Base wallet")).to_be_visible()
     _keep(screenshot("payment-accounts"), "payment-accounts.png")
 
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="Exchange rates").click()
+    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Exchange rates"))
     page.get_by_label("From (rail or chain)").select_option("ACH")
     page.get_by_label("To (rail or chain)").select_option("BASE")
     page.get_by_label("Destination currency:", exact=True).fill("EURC")
@@ -107,8 +108,8 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     expect(page).to_have_url(f"{live_server.url}/payments/exchange-rates/?" + _rate_query())
     _keep(screenshot("exchange-rates"), "exchange-rates.png")
 
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="Automation rules").click()
-    page.get_by_role("link", name="New rule").click()
+    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Automation rules"))
+    follow(page, page.get_by_role("link", name="New rule"))
     page.get_by_label("Name:", exact=True).fill("Weekday sweep")
     page.get_by_label("Customer id").fill(customer_id)
     page.get_by_label("Source payment account id").fill(account.account_id)

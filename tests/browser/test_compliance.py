@@ -11,6 +11,8 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from tests.browser.nav import follow
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -100,7 +102,7 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
     make_staff("compliance")
     log_in(page, live_server, "compliance-user")
 
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="Customers").click()
+    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Customers"))
     page.get_by_role("combobox", name="Show").select_option("all")
     expect(page.locator("#results")).to_contain_text("Acme Ltd")
     page.get_by_label("Needs additional information").check()
@@ -110,11 +112,11 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
     expect(page.locator("#results")).to_contain_text("DOCUMENT_MISSING_BACK")
     keep(screenshot("queue"), "review-queue.png")
 
-    page.get_by_role("link", name="Ada Lovelace").click()
+    follow(page, page.get_by_role("link", name="Ada Lovelace"))
     expect(page.get_by_text("The back of the identity document is missing.")).to_be_visible()
     keep(screenshot("customer"), "customer-page.png")
 
-    page.get_by_role("link", name="Edit KYC").click()
+    follow(page, page.get_by_role("link", name="Edit KYC"))
     page.get_by_label("Document type").select_option("GOVERNMENT_ID")
     page.get_by_label("Document kind").select_option("NATIONAL_ID")
     page.get_by_label("Front of the ID").set_input_files(images["front"])

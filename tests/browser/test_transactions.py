@@ -8,6 +8,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from payments.models import Transaction
+from tests.browser.nav import follow
 from tests.payments.transactions_helpers import BANK, KYC, WALLET
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -59,7 +60,7 @@ def log_in(page, live_server, make_staff, role="operations"):
 def build_quote(page, live_server, customer, amount="100.00"):
     page.goto(f"{live_server.url}/payments/quotes/new")
     page.get_by_label("Find an ACTIVE customer (name, e-mail or id)").fill("Ada")
-    page.get_by_role("link", name="Ada Lovelace").click()
+    follow(page, page.get_by_role("link", name="Ada Lovelace"))
     page.get_by_label("Source account").select_option(customer["bank"])
     expect(page.locator("#direction")).to_contain_text("Onramp (fiat → crypto)")
     expect(page.get_by_label("Destination account")).to_have_value(customer["wallet"])
