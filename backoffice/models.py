@@ -69,11 +69,16 @@ class WebhookEvent(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     last_error = models.CharField(max_length=500, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
+    # Not to be taken before this moment: the lease of the run that took it (a run that dies
+    # lets it go when the lease ends), or the backoff after a failed attempt.
+    not_before = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
             models.Index(fields=["-received_at", "-id"], name="inbox_keyset"),
             models.Index(fields=["state", "-received_at", "-id"], name="inbox_state_keyset"),
+            # The work left: a small index however many events were processed.
+            models.Index(fields=["id"], condition=models.Q(state__in=["received", "failed"]), name="inbox_pending"),
         ]
 
     def __str__(self):

@@ -93,7 +93,9 @@ def list_webhook_events(request):
 def replay_webhook_event(request, pk):
     event = get_object_or_404(WebhookEvent, pk=pk)
     with transaction.atomic():
-        WebhookEvent.objects.filter(pk=event.pk).update(state=WebhookEvent.State.RECEIVED, last_error="")
+        WebhookEvent.objects.filter(pk=event.pk).update(
+            state=WebhookEvent.State.RECEIVED, last_error="", not_before=None
+        )
         audit_record(actor=request.user, action="webhook_event.replay", target_kind="webhook_event", target_id=event.pk)
         transaction.on_commit(lambda: process_webhook_event.delay(event.pk))
     event.refresh_from_db()

@@ -1,9 +1,9 @@
 """The receiver of the Payments API's webhooks: verify, store, answer, then process.
 
 The signature (Standard Webhooks) is checked over the raw body before anything is parsed.
-An accepted event is stored in the inbox (unique event id) and answered at once; the
-processing task runs after the response is sent, and a periodic sweep catches any event
-whose task never ran (a crash between the answer and the task).
+An accepted event is stored in the inbox (unique event id) and answered at once; a drain of
+the inbox is queued after the response is sent (backoffice/inbox.py), and a periodic sweep
+catches any event no drain took (a crash between the answer and the queueing).
 """
 
 import datetime as dt
@@ -12,12 +12,14 @@ import logging
 import re
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from .inbox import request_drain
 from .models import Counter, WebhookEvent, WebhookSecret
 
 log = logging.getLogger(__name__)
@@ -41,21 +43,38 @@ class AfterResponse(JsonResponse):
                 log.exception("Could not start the processing of a webhook event")
 
 
-def _secrets() -> list[str]:
-    found = [settings.PAYMENTS_WEBHOOK_SECRET] if settings.PAYMENTS_WEBHOOK_SECRET else []
-    return found + list(WebhookSecret.objects.order_by("-created_at").values_list("secret", flat=True))
+SECRETS_CACHE = "webhooks:secrets"
 
 
-def verify(body: bytes, headers) -> dict:
-    """The parsed event if one of our secrets signed it within the last 5 minutes."""
-    wanted = {name: headers.get(name, "") for name in ("webhook-id", "webhook-timestamp", "webhook-signature")}
-    for secret in _secrets():
+def _secrets(*, fresh: bool = False) -> list[str]:
+    """The secrets that may sign an event: the setting's, then the registered endpoints'
+    (newest first). Kept a minute in this process's cache; read again before refusing."""
+    stored = None if fresh else cache.get(SECRETS_CACHE)
+    if stored is None:
+        stored = list(WebhookSecret.objects.order_by("-created_at").values_list("secret", flat=True))
+        cache.set(SECRETS_CACHE, stored, timeout=60)
+    return ([settings.PAYMENTS_WEBHOOK_SECRET] if settings.PAYMENTS_WEBHOOK_SECRET else []) + stored
+
+
+def _verified_by(secrets: list[str], body: bytes, wanted: dict) -> dict | None:
+    for secret in secrets:
         try:
             return Webhook(secret).verify(body, wanted)
         except (WebhookVerificationError, ValueError, TypeError):
             # ValueError also covers bad base64, a malformed signature list and bad UTF-8.
             continue
-    raise WebhookVerificationError("no secret verified this event")
+    return None
+
+
+def verify(body: bytes, headers) -> dict:
+    """The parsed event if one of our secrets signed it within the last 5 minutes."""
+    wanted = {name: headers.get(name, "") for name in ("webhook-id", "webhook-timestamp", "webhook-signature")}
+    event = _verified_by(_secrets(), body, wanted)
+    if event is None:  # a secret registered since the cache was filled?
+        event = _verified_by(_secrets(fresh=True), body, wanted)
+    if event is None:
+        raise WebhookVerificationError("no secret verified this event")
+    return event
 
 
 RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
@@ -125,8 +144,8 @@ def receive_webhook(request):
         return _refuse("malformed", 400)
 
     try:
-        with transaction.atomic():
-            stored = WebhookEvent.objects.create(
+        with transaction.atomic():  # committed before the answer says it is stored
+            WebhookEvent.objects.create(
                 event_id=event["eventId"],
                 event_type=event["eventType"],
                 payload=_without_nul(event),
@@ -137,7 +156,4 @@ def receive_webhook(request):
         return JsonResponse({"received": True, "duplicate": True}, status=200)
     except ValueError:
         return _refuse("malformed", 400)
-
-    from .tasks import process_webhook_event
-
-    return AfterResponse({"received": True}, status=202, after=[lambda: process_webhook_event.delay(stored.pk)])
+    return AfterResponse({"received": True}, status=202, after=[request_drain])

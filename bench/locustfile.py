@@ -1,14 +1,14 @@
 """The users of bench/load.py (run by it, in a locust process of its own; not on its own).
 
-- Staff: one logged-in session per staff user, browsing the review queue with filters,
+- Staff: one logged-in session per staff user (made by load.py), browsing the review queue with filters,
   opening customers, the transactions list and transactions, the payment accounts, the quote
   builder and its live preview, with a think time between pages.
 - WebhookSender: signed customer.update events for customers of the mirror at a fixed rate
   each, every event id unique.
 
-bench/load.py passes, through the environment: BENCH_LOAD_DATA (JSON: staff usernames and
-password, customer, ACTIVE customer and transaction ids, the webhook secret, the senders'
-count and rate) and BENCH_LOAD_OUT, where this file writes every request's time, outcome and
+bench/load.py passes, through the environment: BENCH_LOAD_DATA (JSON: the staff sessions'
+keys, customer, ACTIVE customer and transaction ids, the webhook secret, the senders' count
+and rate) and BENCH_LOAD_OUT, where this file writes every request's time, outcome and
 the ids of the events sent when the run ends. Timings are kept raw so that load.py computes
 exact percentiles.
 """
@@ -24,14 +24,14 @@ import uuid
 from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from locust import FastHttpUser, between, constant_throughput, events, task
 from standardwebhooks.webhooks import Webhook
 
 DATA = json.loads(Path(os.environ["BENCH_LOAD_DATA"]).read_text())
 OUT = Path(os.environ["BENCH_LOAD_OUT"])
-USERNAMES = itertools.cycle(DATA["usernames"])
+SESSIONS = itertools.cycle(DATA["sessions"])
 SIGNER = Webhook(DATA["webhook_secret"])
 
 TIMINGS: dict[str, list[tuple[float, float]]] = defaultdict(list)  # (start, ms)
@@ -77,20 +77,14 @@ class Staff(FastHttpUser):
 
     def on_start(self):
         self.client.cookiejar.set_policy(PlainHttpCookies())
-        username = next(USERNAMES)
-        self.page("/login/", "login page")
-        token = next(c.value for c in self.client.cookiejar if c.name == "csrftoken")
-        body = urlencode({"username": username, "password": DATA["password"], "csrfmiddlewaretoken": token})
-        with self.client.post(
-            "/login/",
-            data=body,
-            headers={"Content-Type": "application/x-www-form-urlencoded"},
-            name="login",
-            allow_redirects=False,
-            catch_response=True,
-        ) as response:
-            if response.status_code != 302:
-                response.failure(f"login answered {response.status_code}")
+        self.client.cookiejar.set_cookie(
+            http.cookiejar.Cookie(
+                version=0, name="sessionid", value=next(SESSIONS), port=None, port_specified=False,
+                domain=urlsplit(self.host).hostname, domain_specified=False, domain_initial_dot=False,
+                path="/", path_specified=True, secure=False, expires=None, discard=True, comment=None,
+                comment_url=None, rest={},
+            )
+        )  # fmt: skip
 
     def page(self, path: str, name: str, *, htmx: bool = False, refused: str = ""):
         """GET one page; anything but 200 (a redirect to the login page, say), or a page

@@ -23,7 +23,7 @@ def _secret(settings):
 
 @pytest.fixture
 def no_processing():
-    with mock.patch("backoffice.tasks.process_webhook_event.delay") as delay:
+    with mock.patch("backoffice.tasks.drain_webhook_inbox.delay") as delay:
         yield delay
 
 
@@ -59,7 +59,7 @@ def test_a_signed_event_is_stored_and_handed_to_the_worker(client, db, no_proces
     assert response.status_code == 202
     stored = WebhookEvent.objects.get()
     assert (stored.event_id, stored.event_type, stored.state) == (evt["eventId"], "customer.update", "received")
-    no_processing.assert_called_once_with(stored.pk)
+    no_processing.assert_called_once_with()
 
 
 def test_the_same_event_twice_is_stored_and_processed_once(client, db, no_processing):

@@ -17,7 +17,7 @@ from backoffice import sync as sync_module
 from backoffice.locks import LockHeld
 from backoffice.models import Lock, SyncRun, WebhookEvent
 from backoffice.sync import INTERRUPTED, refresh_open_transactions, sync_customers
-from backoffice.tasks import process_webhook_event, sweep_webhook_inbox
+from backoffice.tasks import drain_webhook_inbox, process_webhook_event, sweep_webhook_inbox
 from customers.models import Customer
 from tests.reliability.world import World
 
@@ -91,12 +91,12 @@ def test_a_crash_between_storing_and_processing_loses_no_event(registered, world
         raise RuntimeError("worker gone")  # the process dies before the task is queued
 
     # (mock, not monkeypatch.undo(): that would also undo the in_process fixture's patches)
-    with mock.patch.object(process_webhook_event, "delay", crash), django_capture_on_commit_callbacks(execute=True):
+    with mock.patch.object(drain_webhook_inbox, "delay", crash), django_capture_on_commit_callbacks(execute=True):
         registered.call("PATCH", f"/customers/{customer.customer_id}", {"kycData": {"legalFirstName": "Kim"}})
     event = WebhookEvent.objects.get(event_type="customer.update")
     assert event.state == WebhookEvent.State.RECEIVED and event.attempts == 0
 
-    # The sweep leaves fresh events to their own task, then picks up the stale one.
+    # The sweep leaves fresh events to the drain they asked for, then picks up the stale one.
     assert sweep_webhook_inbox() == 0
     WebhookEvent.objects.filter(pk=event.pk).update(received_at=timezone.now() - dt.timedelta(minutes=1))
     assert sweep_webhook_inbox() == 1

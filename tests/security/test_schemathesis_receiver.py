@@ -68,7 +68,7 @@ def _secret_and_no_processing():
 
     previous = django_settings.PAYMENTS_WEBHOOK_SECRET
     django_settings.PAYMENTS_WEBHOOK_SECRET = SECRET
-    with mock.patch("backoffice.tasks.process_webhook_event.delay"):
+    with mock.patch("backoffice.tasks.drain_webhook_inbox.delay"):
         yield
     django_settings.PAYMENTS_WEBHOOK_SECRET = previous
 
