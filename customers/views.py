@@ -8,7 +8,7 @@ import datetime as dt
 import re
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -193,9 +193,11 @@ def add_note(request, customer_id):
 def record_handout(request, customer_id):
     """Open (or refill) the hosted form in a new tab, or note that the link was copied."""
     customer = _customer(customer_id)
-    form = HandoutForm(request.POST)
-    if not form.is_valid() or not customer.verification_link:
+    if not customer.verification_link:
         raise Http404("No hosted form to hand out")
+    form = HandoutForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Unknown hand-out: open, refill or copied.", content_type="text/plain")
     kind = form.cleaned_data["kind"]
     if kind == HostedLinkHandout.Kind.REFILL and customer.status != CustomerStatus.NEEDS_ADDITIONAL_INFORMATION:
         messages.error(request, "A refill is possible only in Needs additional information.")

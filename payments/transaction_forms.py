@@ -172,7 +172,14 @@ class CancelForm(forms.Form):
 
 class BulkCancelForm(forms.Form):
     transactions = forms.ModelMultipleChoiceField(
-        queryset=Transaction.objects.all(), to_field_name="transaction_id", label="Transactions"
+        queryset=Transaction.objects.all(),
+        to_field_name="transaction_id",
+        label="Transactions",
+        error_messages={
+            "required": "select at least one transaction",
+            "invalid_choice": "%(value)s is not a transaction of the back-office (reload the list)",
+            "invalid_pk_value": "%(pk)s is not a transaction id",
+        },
     )
     reason = forms.CharField(
         label="Reason (kept in the audit log)", max_length=500, widget=forms.Textarea(attrs={"rows": 3})

@@ -464,3 +464,11 @@ def test_add_person_without_javascript(reviewer, business):
     edit = response.context["edit"]
     assert len(edit.persons.forms) == 2
     assert 'value="Ann"' in response.content.decode()
+
+
+def test_an_unknown_handout_is_a_bad_request_and_records_nothing(reviewer):
+    customer = make_customer()
+    response = reviewer.post(reverse("customers-record-handout", args=[customer.customer_id]), {"kind": "printed"})
+    assert response.status_code == 400
+    assert "Unknown hand-out" in response.content.decode()
+    assert not HostedLinkHandout.objects.exists()

@@ -189,7 +189,9 @@ def test_bulk_cancel_refuses_unknown_transaction_ids(client_as, sent):
         {"transactions": [known.transaction_id, "tx-of-someone-else"], "reason": "stale"},
     )
     assert response.status_code == 400
-    assert "Nothing was cancelled: select at least one transaction." in response.content.decode()
+    html = response.content.decode()
+    assert "Nothing was cancelled: tx-of-someone-else is not a transaction of the back-office" in html
+    assert "select at least one" not in html
     assert sent.requests == []
 
 
