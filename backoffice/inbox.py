@@ -1,7 +1,7 @@
 """Processing of the webhook inbox, in batches.
 
-The receiver stores each signed event and asks for a drain (at most one queued at a time per
-process, see ``request_drain``). A drain takes the waiting events in batches: it claims them
+The receiver stores each signed event and asks for a drain (at most two a second per process,
+see ``request_drain``). A drain takes the waiting events in batches: it claims them
 (a lease, so that two drains never take the same event and a drain that dies lets its events
 go), re-reads each record they name once per batch, however many events name it, writes the
 mirror with one bulk upsert per kind, and marks the events. Nothing trusts the payload beyond
@@ -14,10 +14,10 @@ anything a lost drain left) again, up to MAX_ATTEMPTS.
 
 import datetime as dt
 import logging
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -34,8 +34,10 @@ log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 6
 BATCH = 100
 LEASE = dt.timedelta(minutes=2)
-DRAIN_REQUESTED = "inbox:drain-requested"
+REQUEST_EVERY = 0.5  # seconds
 PENDING = [WebhookEvent.State.RECEIVED, WebhookEvent.State.FAILED]
+
+_last_request = -REQUEST_EVERY  # when this process last queued a drain (time.monotonic())
 
 
 def backoff(attempts: int) -> dt.timedelta:
@@ -44,17 +46,24 @@ def backoff(attempts: int) -> dt.timedelta:
 
 
 def request_drain() -> None:
-    """Queue a drain unless one is already queued and not started yet: a burst of events costs
-    one task, not one per event. The drain clears the flag when it starts, so an event stored
-    after that asks for the next drain."""
+    """Make sure a drain starts after the event just stored, without a task per event.
+
+    A process queues at most one drain per REQUEST_EVERY seconds, each delayed by that much:
+    an event stored at time t either queues a drain starting at t + REQUEST_EVERY, or finds
+    one queued at T > t - REQUEST_EVERY, which starts at T + REQUEST_EVERY > t. Either way a
+    drain begins after the event was committed, and drains run until nothing is left. This
+    needs no state shared between processes. Eager (no broker): the drain runs now.
+    """
+    global _last_request
     from .tasks import drain_webhook_inbox
 
-    if cache.add(DRAIN_REQUESTED, True, timeout=30):
+    if drain_webhook_inbox.app.conf.task_always_eager:
         drain_webhook_inbox.delay()
-
-
-def drain_started() -> None:
-    cache.delete(DRAIN_REQUESTED)
+        return
+    now = time.monotonic()
+    if now - _last_request >= REQUEST_EVERY:
+        drain_webhook_inbox.apply_async(countdown=REQUEST_EVERY)
+        _last_request = now
 
 
 def _claimable(now) -> Q:
@@ -107,7 +116,19 @@ KINDS = {
 
 
 def process(events: list[WebhookEvent]) -> Outcome:
-    """Apply claimed events: one re-read per record, one upsert per kind, then mark them."""
+    """Apply claimed events: one re-read per record, one upsert per kind, then mark them.
+    An unexpected error fails the whole batch with a backoff (logged with its traceback)
+    instead of holding the events until their lease ends."""
+    try:
+        return _apply(events)
+    except Exception as exc:
+        log.exception("A batch of %d webhook events failed", len(events))
+        outcome = Outcome(failed={event.pk: f"Unexpected error: {exc!r}"[:500] for event in events})
+        _mark(events, outcome)
+        return outcome
+
+
+def _apply(events: list[WebhookEvent]) -> Outcome:
     outcome = Outcome()
     wanted: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for event in events:

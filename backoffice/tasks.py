@@ -12,7 +12,6 @@ from .sync import refresh_open_transactions, sync_customers, sync_payment_accoun
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
 def drain_webhook_inbox() -> int:
     """Process every waiting inbox event, in batches (queued by the receiver)."""
-    inbox.drain_started()
     return inbox.drain()
 
 

@@ -103,14 +103,43 @@ def test_a_claimed_event_is_left_alone_until_its_lease_ends(upstream):
     assert (event.state, event.attempts) == ("processed", 2)
 
 
-def test_a_burst_of_events_queues_one_drain_and_a_started_drain_lets_the_next_be_queued(db):
-    with mock.patch.object(drain_webhook_inbox, "delay") as delay:
-        for _ in range(20):
+@pytest.fixture
+def with_a_broker():
+    """Tasks are queued, not run: as with a broker."""
+    conf = drain_webhook_inbox.app.conf
+    conf.task_always_eager = False
+    yield
+    conf.task_always_eager = True
+
+
+def test_a_burst_of_events_queues_a_drain_that_starts_after_the_last_of_them(db, monkeypatch, with_a_broker):
+    monkeypatch.setattr(inbox, "_last_request", -inbox.REQUEST_EVERY)
+    clock = [1000.0]
+    monkeypatch.setattr(inbox.time, "monotonic", lambda: clock[0])
+    with mock.patch.object(drain_webhook_inbox, "apply_async") as queue:
+        for _ in range(20):  # 20 events within 0.19 s
             inbox.request_drain()
-        assert delay.call_count == 1
-        inbox.drain_started()
+            clock[0] += 0.01
+        # One drain, delayed past the last of them: it sees them all.
+        queue.assert_called_once_with(countdown=inbox.REQUEST_EVERY)
+        clock[0] = 1000.0 + inbox.REQUEST_EVERY
         inbox.request_drain()
-        assert delay.call_count == 2
+        assert queue.call_count == 2
+
+
+def test_an_unexpected_error_fails_the_batch_with_a_backoff(upstream, monkeypatch):
+    grace = new_customer(upstream)["customerId"]
+    events = events_for(grace, 2)
+    id_field, read, _upsert = inbox.KINDS["customer.update"]
+    monkeypatch.setitem(
+        inbox.KINDS, "customer.update", (id_field, read, mock.Mock(side_effect=RuntimeError("disk full")))
+    )
+    with mock.patch.object(inbox.log, "exception") as logged:
+        assert drain_webhook_inbox() == 2
+    logged.assert_called_once_with("A batch of %d webhook events failed", 2)
+    for event in events:
+        event.refresh_from_db()
+        assert event.state == "failed" and "disk full" in event.last_error and event.not_before > timezone.now()
 
 
 def test_a_drain_out_of_time_queues_the_next_one(upstream):
