@@ -33,10 +33,3 @@ def rate(value) -> str:
 def status_label(value) -> str:
     """ "AWAITING_TRANSFER" → "Awaiting transfer"; a status the API adds later shows as it is."""
     return _STATUS_LABELS.get(value, str(value or ""))
-
-
-@register.filter
-def iso(value) -> str:
-    """A time for a datetime attribute: the ISO form without the date filter's format engine
-    (50 rows a page, twice each)."""
-    return value.isoformat() if value else ""
