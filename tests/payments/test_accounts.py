@@ -422,3 +422,52 @@ def test_nav_links_by_permission(client_as):
     html = client_as(None).get(reverse("home")).content.decode()
     nav = html.split('<nav aria-label="Main">')[1].split("</nav>")[0]
     assert "Payment accounts" not in nav
+
+
+# --- What the list shows of an account ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("account_type", "details", "type_label", "currency"),
+    [
+        (
+            "EXTERNAL_BANK_ACCOUNT",
+            {"bankAccountCurrency": {"label": "USD"}, "bankAccountPaymentMethod": "ACH"},
+            "External bank account",
+            "USD · ACH",
+        ),
+        ("EXTERNAL_BANK_ACCOUNT", {"bankAccountCurrency": "USD"}, "External bank account", "USD"),
+        (
+            "EXTERNAL_CRYPTO_WALLET",
+            {"currency": {"label": "USDC", "chain": "BASE"}, "address": {"address": "0xabc", "chain": "BASE"}},
+            "External crypto wallet",
+            "USDC on BASE",
+        ),
+        (
+            "SERVICE_CRYPTO_WALLET",
+            {"cryptoWalletType": "EVM", "address": {"address": "0xabc", "chain": "POLYGON"}},
+            "Service crypto wallet",
+            "POLYGON",
+        ),
+        (
+            "SERVICE_AUTO_FIAT_ACCOUNT",
+            {"currency": {"label": "EUR"}, "supportedDestinationCurrencies": [{"label": "USDC"}, {"label": "EURC"}]},
+            "Service auto-fiat account",
+            "EUR → USDC, EURC",
+        ),
+        ("SERVICE_FIAT_ACCOUNT", {}, "Service fiat account", "—"),
+        ("A_TYPE_ADDED_LATER", {"unknown": 1}, "A_TYPE_ADDED_LATER", "—"),
+    ],
+)
+def test_type_label_and_currency_summary(account_type, details, type_label, currency):
+    account = PaymentAccount(account_type=account_type, details=details)
+    assert (account.type_label, account.currency_summary) == (type_label, currency)
+
+
+def test_list_shows_type_and_currency(client_as, upstream, customer_id):
+    make_account(upstream, customer_id, "wallet")
+    make_account(upstream, customer_id, "bank")
+    sync_payment_accounts()
+    html = client_as("operations").get(reverse("payments-list-payment-accounts")).content.decode()
+    assert "External crypto wallet" in html and "USDC on BASE" in html
+    assert "External bank account" in html and "USD · ACH" in html
