@@ -26,7 +26,10 @@ drain; every child has a time limit.
 
 --background-nice runs the Celery worker (and the separate sandbox) at that niceness: on one
 shared machine the background yields the processor to the requests staff wait for, as it
-would by running on machines of its own in production.
+would by running on machines of its own in production. Every child runs in a session of its
+own, and where Linux groups the scheduling by session (autogroups), a process's niceness
+counts only against its own session: the niceness is then set on the session's group too
+(/proc/PID/autogroup), or it would change nothing.
 
 With --sandbox separate the sandbox runs in a gunicorn of its own (as a real provider is
 elsewhere); mounted, the quote preview and the worker's re-reads call back into the measured
@@ -70,6 +73,14 @@ def start(args: list[str], env: dict, log: Path) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def lower_priority(process: subprocess.Popen, nice: int) -> None:
+    """Give the session of `process` the niceness `nice` against the other sessions (see the
+    docstring: with autogroups, `nice -n` alone does not reach past the session)."""
+    autogroup = Path(f"/proc/{process.pid}/autogroup")
+    if nice and autogroup.exists():
+        autogroup.write_text(str(nice))
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -116,15 +127,17 @@ def healthy(url: str) -> bool:
         return False
 
 
-def group_cpu_seconds(pgid: int) -> float:
-    """CPU time (user + system) of the live processes of one process group, from /proc."""
+def cpu_seconds(*, pgid: int | None = None, command: str | None = None) -> float:
+    """CPU time (user + system) of the live processes of one process group, or of every
+    process running `command` (PostgreSQL's backends, say), from /proc."""
     total = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            name, rest = stat.read_text().split(" (", 1)[1].rsplit(")", 1)
+        except (OSError, ValueError):
             continue
-        if int(fields[2]) == pgid:  # fields after the name: state ppid pgrp ... utime(11) stime(12)
+        fields = rest.split()  # after the name: state ppid pgrp ... utime(11) stime(12)
+        if (pgid is not None and int(fields[2]) == pgid) or (command is not None and name == command):
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 
@@ -183,6 +196,12 @@ def main():
     parser.add_argument("--customers", type=int, default=200, help="sandbox_seed --customers")
     parser.add_argument("--gunicorn-workers", type=int, default=4)
     parser.add_argument("--gunicorn-threads", type=int, default=4)
+    parser.add_argument(
+        "--gunicorn-keep-alive",
+        type=int,
+        default=2,
+        help="seconds a connection may wait for its next request (gunicorn's default 2; 0: one request a connection)",
+    )
     parser.add_argument("--celery-concurrency", type=int, default=2)
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/12", help="a Redis database of its own")
     parser.add_argument(
@@ -258,6 +277,8 @@ def main():
                 f"127.0.0.1:{port}",
                 "--timeout",
                 "30",
+                "--keep-alive",
+                str(args.gunicorn_keep_alive),
             ],
             env,
             workdir / "gunicorn.log",
@@ -279,6 +300,7 @@ def main():
             env,
             workdir / "worker.log",
         )
+        lower_priority(processes["worker"], args.background_nice)
         if args.sandbox == "separate":
             processes["sandbox"] = start(
                 [
@@ -295,6 +317,7 @@ def main():
                 {**env, "ROOT_URLCONF": "sandbox.standalone_urls"},
                 workdir / "sandbox.log",
             )
+            lower_priority(processes["sandbox"], args.background_nice)
             wait_for(lambda: healthy(f"{provider}/sandbox/openapi.json"), timeout=30, what="the sandbox's gunicorn")
         wait_for(lambda: healthy(f"{origin}/healthz"), timeout=30, what="gunicorn")
 
@@ -370,12 +393,19 @@ def main():
         load_started = time.monotonic()
         load_before = round(os.getloadavg()[0], 2)
         servers = [name for name in ("gunicorn", "sandbox", "worker") if name in processes]
-        cpu_before = {name: group_cpu_seconds(processes[name].pid) for name in servers}
+
+        def cpu_now():
+            return {
+                **{name: cpu_seconds(pgid=processes[name].pid) for name in servers},
+                "postgresql": cpu_seconds(command="postgres"),
+            }
+
+        cpu_before = cpu_now()
         children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         processes["locust"].wait(timeout=args.seconds + 60)
         children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall = time.monotonic() - load_started
-        cpu = {name: group_cpu_seconds(processes[name].pid) - cpu_before[name] for name in servers}
+        cpu = {name: seconds - cpu_before[name] for name, seconds in cpu_now().items()}
         cpu["locust"] = (children_after.ru_utime + children_after.ru_stime) - (
             children_before.ru_utime + children_before.ru_stime
         )
@@ -428,7 +458,8 @@ def main():
                 "staff_sessions": args.users,
                 "seconds": args.seconds,
                 "webhook_events_per_second_target": args.events_per_second,
-                "gunicorn": f"{args.gunicorn_workers} processes x {args.gunicorn_threads} threads",
+                "gunicorn": f"{args.gunicorn_workers} processes x {args.gunicorn_threads} threads, "
+                f"keep-alive {args.gunicorn_keep_alive} s",
                 "celery_worker_processes": args.celery_concurrency,
                 "sandbox": args.sandbox,
                 "background_nice": args.background_nice,

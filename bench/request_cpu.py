@@ -1,0 +1,263 @@
+"""Processor time of one request, per page of the load mix (bench/locustfile.py).
+
+The load benchmark (bench/load.py) runs out of processor long before it runs out of anything
+else on a 2-core machine, so what each request costs in CPU decides its latency under load.
+This prints, for each page the staff sessions of the load open and for the webhook receiver,
+the CPU time of this process per request (time.process_time: this process only, so the
+database's share is not in it), the wall time and the SQL statements. In-process: Django's
+handler with every middleware and production settings (DEBUG off), a logged-in operations
+user, no web server and no network; the sandbox is reached through WSGI in this process, so
+the quote preview's figure includes the sandbox's work. --profile NAME prints the functions
+that cost most for one page.
+
+Data, made the way production makes it: the sandbox seeds 200 customers in every state,
+their signed webhooks are delivered to the receiver and drained into the mirror, then a
+full sync.
+
+    .venv/bin/python bench/request_cpu.py [--repeats 200] [--profile "customers: queue"]
+"""
+
+import argparse
+import cProfile
+import datetime as dt
+import gc
+import io
+import json
+import logging
+import os
+import pstats
+import random
+import sys
+import time
+import uuid
+import warnings
+from urllib.parse import urlencode
+
+warnings.filterwarnings("ignore", message="No directory at")
+
+WEBHOOK_URL = "http://testserver/webhooks/payments"
+
+
+def pages(data: dict) -> dict:
+    """Name -> (path, headers), as bench/locustfile.py asks for them."""
+    customer = data["customers"][0]
+    active = data["active_customers"][0]
+    preview = {
+        "source_method": "ACH",
+        "source_currency": "USD",
+        "destination_method": "BASE",
+        "destination_currency": "USDC",
+        "amount": "1234.56",
+    }
+    htmx = {"HTTP_HX_REQUEST": "true"}
+    return {
+        "customers: queue": ("/customers/", {}),
+        "customers: queue, filtered (htmx)": ("/customers/?" + urlencode({"status": "UNDER_REVIEW"}), htmx),
+        "customers: customer page": (f"/customers/{customer}/", {}),
+        "transactions: list": ("/payments/transactions/", {}),
+        "transactions: page": (f"/payments/transactions/{data['transactions'][0]}/", {}),
+        "payment accounts: list": ("/payments/accounts/", {}),
+        "quote: builder": (f"/payments/quotes/new?customer={active}", {}),
+        "quote: preview (htmx)": ("/payments/quotes/preview?" + urlencode(preview), htmx),
+    }
+
+
+def signed_event(signer, customer_id: str) -> tuple[str, dict]:
+    now = dt.datetime.now(tz=dt.UTC)
+    body = json.dumps(
+        {
+            "eventId": f"evt_{uuid.uuid4().hex}",
+            "eventType": "customer.update",
+            "createdAt": now.isoformat(),
+            "data": {"customerId": customer_id, "verificationIssues": []},
+        }
+    )
+    msg_id = f"msg_{uuid.uuid4().hex}"
+    headers = {
+        "HTTP_WEBHOOK_ID": msg_id,
+        "HTTP_WEBHOOK_TIMESTAMP": str(int(now.timestamp())),
+        "HTTP_WEBHOOK_SIGNATURE": signer.sign(msg_id, now, body),
+    }
+    return body, headers
+
+
+class GcClock:
+    """Time spent in the garbage collector (gc.callbacks), and how many full collections."""
+
+    def __init__(self):
+        self.seconds, self.full, self._started = 0.0, 0, 0.0
+
+    def __call__(self, phase, info):
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._started
+            self.full += info["generation"] == 2
+
+
+def measure(calls: dict, repeats: int, rounds: int = 10) -> dict:
+    """Each call `repeats` times, in `rounds` interleaved rounds: a machine that slows down
+    for a while (a shared host) slows every page alike instead of the one measured then."""
+    from _setup import percentile
+    from django.db import connection
+
+    queries = {}
+    for name, call in calls.items():
+        for _ in range(5):  # warm-up: connection, template cache, counts cache
+            call()
+        counted = []
+        with connection.execute_wrapper(
+            lambda execute, sql, *args, counted=counted: counted.append(sql) or execute(sql, *args)
+        ):
+            call()
+        queries[name] = len(counted)
+    cpu, wall = ({name: [] for name in calls} for _ in range(2))
+    collectors = {name: GcClock() for name in calls}
+    per_round = max(1, repeats // rounds)
+    for _ in range(rounds):
+        for name, call in calls.items():
+            gc.callbacks.append(collectors[name])
+            for _ in range(per_round):
+                started_cpu, started = time.process_time(), time.perf_counter()
+                call()
+                cpu[name].append((time.process_time() - started_cpu) * 1000)
+                wall[name].append((time.perf_counter() - started) * 1000)
+            gc.callbacks.remove(collectors[name])
+    return {
+        name: {
+            "cpu_ms_mean": round(sum(cpu[name]) / len(cpu[name]), 2),
+            "cpu_ms_p50": round(percentile(cpu[name], 0.5), 2),
+            "wall_ms_p50": round(percentile(wall[name], 0.5), 2),
+            "queries": queries[name],
+            "gc_ms_per_request": round(collectors[name].seconds * 1000 / len(cpu[name]), 2),
+            "full_collections": collectors[name].full,
+        }
+        for name in calls
+    }
+
+
+def profile(call, repeats: int, lines: int = 35) -> str:
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(repeats):
+        call()
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(lines)
+    return out.getvalue()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--customers", type=int, default=200)
+    parser.add_argument("--profile", help="a page name: print its cProfile instead")
+    args = parser.parse_args()
+
+    os.environ.update(
+        {
+            "DEBUG": "0",
+            "SECRET_KEY": "bench-only-" + "x" * 50,
+            "SECURE_SSL_REDIRECT": "0",
+            "ALLOWED_HOSTS": "testserver,127.0.0.1",
+            "CONN_MAX_AGE": "60",
+            "PAYMENTS_API_BASE_URL": "http://testserver/sandbox",
+            "SANDBOX_MOUNTED": "1",
+            "PAYMENTS_WEBHOOK_SECRET": "",
+        }
+    )
+    os.environ.pop("CELERY_BROKER_URL", None)  # eager: the receiver drains the inbox in-process
+    from _setup import setup_django
+
+    setup_django("bench_request_cpu")
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    # DEBUG off but no collectstatic here: plain static storage.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.PAYMENTS_API_IN_PROCESS = True
+    settings.SANDBOX_WEBHOOK_IN_PROCESS = True
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from django.test import Client
+    from standardwebhooks.webhooks import Webhook
+
+    from backoffice.models import WebhookSecret
+    from backoffice.roles import Role
+    from customers.models import Customer
+    from payments.models import Transaction
+    from sandbox.services.webhooks import deliver_due
+
+    logging.disable(logging.WARNING)  # the demo's deliveries to its unreachable endpoint
+    call_command("sandbox_seed", key_only=True, stdout=io.StringIO())
+    call_command("register_webhook", url=WEBHOOK_URL, stdout=io.StringIO())
+    call_command("sandbox_seed", customers=args.customers, stdout=io.StringIO())
+    while deliver_due():  # every event of the seed, through the receiver into the mirror
+        pass
+    call_command("sync_mirror", quiet=True, stdout=io.StringIO())
+
+    data = {
+        "customers": list(Customer.objects.values_list("customer_id", flat=True)),
+        "active_customers": list(
+            Customer.objects.filter(status="ACTIVE", payment_accounts__isnull=False)
+            .distinct()
+            .values_list("customer_id", flat=True)
+        ),
+        "transactions": list(Transaction.objects.values_list("transaction_id", flat=True)),
+    }
+    user = get_user_model().objects.create_user("bench-operations", password="x" * 20)
+    user.groups.add(Group.objects.get(name=Role.OPERATIONS.value))
+    staff = Client()
+    staff.force_login(user)
+
+    calls = {}
+    for name, (path, headers) in pages(data).items():
+
+        def get(path=path, headers=headers):
+            response = staff.get(path, **headers)
+            assert response.status_code == 200, (path, response.status_code)
+
+        calls[name] = get
+
+    # The receiver alone: events are stored, not drained (the drain is the worker's CPU).
+    import backoffice.webhooks
+
+    backoffice.webhooks.request_drain = lambda: None
+    signer = Webhook(WebhookSecret.objects.get(url=WEBHOOK_URL).secret)
+    receiver = Client()
+
+    def receive():
+        body, headers = signed_event(signer, random.choice(data["customers"]))
+        response = receiver.post("/webhooks/payments", body, content_type="application/json", **headers)
+        assert response.status_code == 202, response.content
+
+    calls["webhook: receive"] = receive
+
+    if args.profile:
+        print(profile(calls[args.profile], args.repeats))
+        return
+    results = measure(calls, args.repeats)
+    print(
+        json.dumps(
+            {
+                "benchmark": "processor time per request",
+                "database": "postgresql",
+                "mirror": {name: len(ids) for name, ids in data.items()},
+                "repeats": args.repeats,
+                "requests": results,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
