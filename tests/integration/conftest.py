@@ -49,10 +49,13 @@ def start(args: list[str], env: dict) -> subprocess.Popen:
 
 
 def stop(process: subprocess.Popen) -> str:
+    """SIGTERM to the group's leader only: gunicorn's master and Celery's main process stop
+    their children themselves, letting a running task finish (a SIGTERM to a pool child in the
+    middle of a task is a WorkerLostError). What is left after 20 s is killed."""
     import signal
 
     try:
-        os.killpg(process.pid, signal.SIGTERM)
+        process.send_signal(signal.SIGTERM)
         out, _ = process.communicate(timeout=20)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
