@@ -2,8 +2,8 @@
 on PostgreSQL with a Celery worker on Redis, all on loopback.
 
 What runs, each a process of its own (own process group, stopped at the end):
-- gunicorn backoffice.wsgi (4 processes x 4 threads, gthread) with production settings (DEBUG
-  off) on 127.0.0.1, the sandbox mounted in it as the Payments API (or beside it, see below);
+- gunicorn backoffice.wsgi (4 processes x 4 threads, gthread, no keep-alive: gunicorn.conf.py)
+  with production settings (DEBUG off) on 127.0.0.1, the sandbox mounted in it as the Payments API (or beside it, see below);
 - a Celery worker (prefork, 2 processes) on a dedicated Redis database, flushed before and after;
 - locust (bench/locustfile.py), headless: 50 staff users, each in a session of its own
   operations user, and webhook senders posting 200 signed events a second in all, for 60 seconds.
@@ -199,8 +199,8 @@ def main():
     parser.add_argument(
         "--gunicorn-keep-alive",
         type=int,
-        default=2,
-        help="seconds a connection may wait for its next request (gunicorn's default 2; 0: one request a connection)",
+        default=0,
+        help="seconds a connection may wait for its next request (0, one request a connection, as gunicorn.conf.py)",
     )
     parser.add_argument("--celery-concurrency", type=int, default=2)
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/12", help="a Redis database of its own")
