@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from backoffice.models import AuditEvent
@@ -34,7 +34,9 @@ def needs_person_q() -> Q:
 def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     """The customers of the queue's filters (a valid QueueFilterForm's cleaned_data), and the
     ordering to page them by."""
-    qs = Customer.objects.select_related("assignee").prefetch_related("issues")
+    # The issues as a plain list on each row: `customer.issues.all` in the template would make a
+    # manager and a queryset per row just to hand back the prefetched rows.
+    qs = Customer.objects.select_related("assignee").prefetch_related(Prefetch("issues", to_attr="issue_list"))
     if filters.get("status"):
         qs = qs.filter(status__in=filters["status"])
     elif filters.get("view") != "all":
