@@ -27,6 +27,35 @@ def _drop(name: str) -> None:
     _psql(f"DROP DATABASE IF EXISTS {name}")
 
 
+def production_env(**overrides: str) -> dict:
+    """Production settings for a benchmark on plain loopback HTTP (TLS would end at a load
+    balancer), with persistent database connections; `overrides` adds or replaces variables."""
+    return {
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-" + "x" * 50,
+        "SECURE_SSL_REDIRECT": "0",
+        "CONN_MAX_AGE": "60",
+        **overrides,
+    }
+
+
+def mirror_ids() -> dict:
+    """What the load's pages ask for: every mirrored customer, the ACTIVE ones with a payment
+    account (those can be quoted), every transaction."""
+    from customers.models import Customer
+    from payments.models import Transaction
+
+    return {
+        "customers": list(Customer.objects.values_list("customer_id", flat=True)),
+        "active_customers": list(
+            Customer.objects.filter(status="ACTIVE", payment_accounts__isnull=False)
+            .distinct()
+            .values_list("customer_id", flat=True)
+        ),
+        "transactions": list(Transaction.objects.values_list("transaction_id", flat=True)),
+    }
+
+
 def setup_django(name: str, *, keep: bool = False) -> None:
     """Create database `name`, point Django at it, migrate."""
     _psql(f"DROP DATABASE IF EXISTS {name}")

@@ -218,30 +218,25 @@ def main():
     assert args.seconds <= 600 and args.events_per_second <= 1000 and args.users <= 500, "bounded by design"
     assert 0 <= args.background_nice <= 19 and args.drain_seconds <= 900, "bounded by design"
     background = ["nice", "-n", str(args.background_nice)] if args.background_nice else []
+    from _setup import mirror_ids, production_env, setup_django
 
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
     webhook_url = f"{origin}/webhooks/payments"
     provider = origin if args.sandbox == "mounted" else f"http://127.0.0.1:{free_port()}"
-    env = {
-        # Production settings on plain loopback HTTP (TLS would end at a load balancer).
-        "DEBUG": "0",
-        "SECRET_KEY": "load-benchmark-" + "k" * 50,
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "CONN_MAX_AGE": "60",
-        "CELERY_BROKER_URL": args.broker,
-        "PAYMENTS_API_BASE_URL": f"{provider}/sandbox",
+    env = production_env(
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        CELERY_BROKER_URL=args.broker,
+        PAYMENTS_API_BASE_URL=f"{provider}/sandbox",
         # Routes of the sandbox in every process (its events' links reverse them); with
         # --sandbox separate, the client calls the sandbox's own gunicorn instead.
-        "SANDBOX_MOUNTED": "1",
-        "PAYMENTS_WEBHOOK_SECRET": "",
-        "LOG_LEVEL": "WARNING",
-        "DJANGO_SETTINGS_MODULE": "backoffice.settings",
-    }
+        SANDBOX_MOUNTED="1",
+        PAYMENTS_WEBHOOK_SECRET="",
+        LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="backoffice.settings",
+    )
     # This process is configured as the children are (it queues tasks to their broker).
     os.environ.update(env)
-    from _setup import setup_django
 
     setup_django(DATABASE)
     import redis
@@ -252,8 +247,6 @@ def main():
 
     from backoffice.models import WebhookEvent, WebhookSecret
     from backoffice.roles import Role
-    from customers.models import Customer
-    from payments.models import Transaction
     from sandbox.models import Delivery, DeliveryStatus
 
     env["DATABASE_URL"] = os.environ["DATABASE_URL"]
@@ -353,13 +346,7 @@ def main():
 
         data = {
             "sessions": sessions,
-            "customers": list(Customer.objects.values_list("customer_id", flat=True)),
-            "active_customers": list(
-                Customer.objects.filter(status="ACTIVE", payment_accounts__isnull=False)
-                .distinct()
-                .values_list("customer_id", flat=True)
-            ),
-            "transactions": list(Transaction.objects.values_list("transaction_id", flat=True)),
+            **mirror_ids(),
             "webhook_secret": WebhookSecret.objects.get(url=webhook_url).secret,
             "senders": SENDERS,
             "events_per_sender_per_second": args.events_per_second / SENDERS,

@@ -123,18 +123,13 @@ def main():
     parser.add_argument("--repeats", type=int, default=50)
     args = parser.parse_args()
 
+    from _setup import production_env, setup_django
+
     os.environ.update(
-        {
-            "DEBUG": "0",
-            "SECRET_KEY": "bench-only-" + "x" * 50,
-            "SECURE_SSL_REDIRECT": "0",
-            "ALLOWED_HOSTS": "testserver",
-            "CONN_MAX_AGE": "60",
-            "ROOT_URLCONF": "_admin_urls",
-            "PAYMENTS_API_BASE_URL": "http://127.0.0.1:9/unused",
-        }
+        production_env(
+            ALLOWED_HOSTS="testserver", ROOT_URLCONF="_admin_urls", PAYMENTS_API_BASE_URL="http://127.0.0.1:9/unused"
+        )
     )
-    from _setup import setup_django
 
     setup_django("bench_pages")
     from django.conf import settings

@@ -154,20 +154,17 @@ def main():
     parser.add_argument("--profile", help="a page name: print its cProfile instead")
     args = parser.parse_args()
 
+    from _setup import mirror_ids, production_env, setup_django
+
     os.environ.update(
-        {
-            "DEBUG": "0",
-            "SECRET_KEY": "bench-only-" + "x" * 50,
-            "SECURE_SSL_REDIRECT": "0",
-            "ALLOWED_HOSTS": "testserver,127.0.0.1",
-            "CONN_MAX_AGE": "60",
-            "PAYMENTS_API_BASE_URL": "http://testserver/sandbox",
-            "SANDBOX_MOUNTED": "1",
-            "PAYMENTS_WEBHOOK_SECRET": "",
-        }
+        production_env(
+            ALLOWED_HOSTS="testserver,127.0.0.1",
+            PAYMENTS_API_BASE_URL="http://testserver/sandbox",
+            SANDBOX_MOUNTED="1",
+            PAYMENTS_WEBHOOK_SECRET="",
+        )
     )
     os.environ.pop("CELERY_BROKER_URL", None)  # eager: the receiver drains the inbox in-process
-    from _setup import setup_django
 
     setup_django("bench_request_cpu")
     from django.conf import settings
@@ -192,8 +189,6 @@ def main():
 
     from backoffice.models import WebhookSecret
     from backoffice.roles import Role
-    from customers.models import Customer
-    from payments.models import Transaction
     from sandbox.services.webhooks import deliver_due
 
     logging.disable(logging.WARNING)  # the demo's deliveries to its unreachable endpoint
@@ -204,15 +199,7 @@ def main():
         pass
     call_command("sync_mirror", quiet=True, stdout=io.StringIO())
 
-    data = {
-        "customers": list(Customer.objects.values_list("customer_id", flat=True)),
-        "active_customers": list(
-            Customer.objects.filter(status="ACTIVE", payment_accounts__isnull=False)
-            .distinct()
-            .values_list("customer_id", flat=True)
-        ),
-        "transactions": list(Transaction.objects.values_list("transaction_id", flat=True)),
-    }
+    data = mirror_ids()
     user = get_user_model().objects.create_user("bench-operations", password="x" * 20)
     user.groups.add(Group.objects.get(name=Role.OPERATIONS.value))
     staff = Client()
