@@ -15,7 +15,7 @@ from django import forms
 
 from customers.models import Customer
 
-from .models import AutomationRule, PaymentAccount, PaymentAccountStatus
+from .models import ACCOUNT_TYPE_LABELS, AutomationRule, PaymentAccount, PaymentAccountStatus
 
 # The spec's payment methods: fiat rails, then chains.
 RAILS = [
@@ -170,7 +170,7 @@ class AccountBaseForm(ApiErrorsMixin, forms.Form):
 
 class ExternalBankAccountForm(AccountBaseForm):
     account_type = "EXTERNAL_BANK_ACCOUNT"
-    title = "External bank account"
+    title = ACCOUNT_TYPE_LABELS[account_type]
     ENTRY_CHOICES = [
         ("DETAILS", "I have the account and routing numbers"),
         ("HOSTED_FORM", "Send the hosted bank form (the owner types the numbers)"),
@@ -250,7 +250,7 @@ class ExternalBankAccountForm(AccountBaseForm):
 
 class ExternalCryptoWalletForm(AccountBaseForm):
     account_type = "EXTERNAL_CRYPTO_WALLET"
-    title = "External crypto wallet"
+    title = ACCOUNT_TYPE_LABELS[account_type]
 
     chain = forms.ChoiceField(label="Chain", choices=CHAIN_CHOICES)
     currency = forms.CharField(
@@ -287,7 +287,7 @@ class ExternalCryptoWalletForm(AccountBaseForm):
 
 class ServiceCryptoWalletForm(AccountBaseForm):
     account_type = "SERVICE_CRYPTO_WALLET"
-    title = "Service crypto wallet"
+    title = ACCOUNT_TYPE_LABELS[account_type]
 
     chain = forms.ChoiceField(label="Chain", choices=CHAIN_CHOICES)
 
@@ -304,7 +304,7 @@ class ServiceCryptoWalletForm(AccountBaseForm):
 
 class ServiceAutoFiatAccountForm(AccountBaseForm):
     account_type = "SERVICE_AUTO_FIAT_ACCOUNT"
-    title = "Service auto-fiat account"
+    title = ACCOUNT_TYPE_LABELS[account_type]
 
     currency = forms.ChoiceField(label="Fiat currency received", choices=[(c, c) for c in FIAT_CURRENCIES])
     destination_currencies = forms.MultipleChoiceField(
