@@ -3,7 +3,8 @@ on PostgreSQL with a Celery worker on Redis, all on loopback.
 
 What runs, each a process of its own (own process group, stopped at the end):
 - gunicorn backoffice.wsgi (4 processes x 4 threads, gthread, no keep-alive: gunicorn.conf.py)
-  with production settings (DEBUG off) on 127.0.0.1, the sandbox mounted in it as the Payments API (or beside it, see below);
+  with production settings (DEBUG off) on 127.0.0.1, the sandbox mounted in it as the Payments
+  API (or beside it, see below);
 - a Celery worker (prefork, 2 processes) on a dedicated Redis database, flushed before and after;
 - locust (bench/locustfile.py), headless: 50 staff users, each in a session of its own
   operations user, and webhook senders posting 200 signed events a second in all, for 60 seconds.

@@ -73,7 +73,8 @@ class PaymentAccount(MirroredModel):
             method = details.get("bankAccountPaymentMethod")
             return _label(details["bankAccountCurrency"]) + (f" · {method}" if method else "")
         if details.get("address"):
-            chain = (details["address"] or {}).get("chain", "") if isinstance(details["address"], dict) else ""
+            address = details["address"]
+            chain = address.get("chain", "") if isinstance(address, dict) else ""
             currency = _label(details.get("currency"))
             return f"{currency} on {chain}" if currency else chain
         if details.get("currency"):
