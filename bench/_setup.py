@@ -5,9 +5,12 @@ figures do not depend on what a developer's database holds.
 """
 
 import atexit
+import datetime as dt
+import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,3 +101,36 @@ def in_process_upstream():
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def signed_event(signer, customer_id: str, *, event_id: str = "", msg_id: str = "") -> tuple[str, str, dict]:
+    """A customer.update event as the provider sends it, signed with `signer` (a
+    standardwebhooks Webhook): (event id, body, headers by their names on the wire)."""
+    now = dt.datetime.now(tz=dt.UTC)
+    event_id = event_id or f"evt_{uuid.uuid4().hex}"
+    body = json.dumps(
+        {
+            "eventId": event_id,
+            "eventType": "customer.update",
+            "createdAt": now.isoformat(),
+            "data": {"customerId": customer_id, "verificationIssues": []},
+        }
+    )
+    msg_id = msg_id or f"msg_{uuid.uuid4().hex}"
+    headers = {
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": signer.sign(msg_id, now, body),
+    }
+    return event_id, body, headers
+
+
+def count_queries(call) -> int:
+    """SQL statements one call runs. A wrapper, not connection.queries: that log is a bounded
+    deque that may be full, and it needs DEBUG."""
+    from django.db import connection
+
+    statements = []
+    with connection.execute_wrapper(lambda execute, sql, *args: statements.append(sql) or execute(sql, *args)):
+        call()
+    return len(statements)

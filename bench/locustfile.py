@@ -13,7 +13,6 @@ the ids of the events sent when the run ends. Timings are kept raw so that load.
 exact percentiles.
 """
 
-import datetime as dt
 import http.cookiejar
 import itertools
 import json
@@ -26,6 +25,7 @@ from decimal import Decimal
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+from _setup import signed_event
 from locust import FastHttpUser, between, constant_throughput, events, task
 from standardwebhooks.webhooks import Webhook
 
@@ -156,23 +156,10 @@ class WebhookSender(FastHttpUser):
 
     @task
     def send(self):
-        event_id = f"evt_load_{uuid.uuid4().hex}"
-        now = dt.datetime.now(tz=dt.UTC)
-        body = json.dumps(
-            {
-                "eventId": event_id,
-                "eventType": "customer.update",
-                "createdAt": now.isoformat(),
-                "data": {"customerId": random.choice(DATA["customers"]), "verificationIssues": []},
-            }
+        event_id, body, headers = signed_event(
+            SIGNER, random.choice(DATA["customers"]), event_id=f"evt_load_{uuid.uuid4().hex}"
         )
-        msg_id = f"msg_{uuid.uuid4().hex}"
-        headers = {
-            "Content-Type": "application/json",
-            "webhook-id": msg_id,
-            "webhook-timestamp": str(int(now.timestamp())),
-            "webhook-signature": SIGNER.sign(msg_id, now, body),
-        }
+        headers["Content-Type"] = "application/json"
         SENT.append(event_id)
         with self.client.post(
             "/webhooks/payments", data=body, headers=headers, name="webhook: receive", catch_response=True

@@ -75,16 +75,12 @@ def generate(size: int) -> float:
 
 
 def measure(client, url: str, repeats: int) -> dict:
-    from _setup import percentile
-    from django.db import connection
+    from _setup import count_queries, percentile
 
     for _ in range(3):  # warm-up: connection, template cache, the counts cache
         response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
-    # Counted with a wrapper: connection.queries_log is a bounded deque that may be full.
-    queries = []
-    with connection.execute_wrapper(lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)):
-        client.get(url)
+    queries = count_queries(lambda: client.get(url))
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -94,7 +90,7 @@ def measure(client, url: str, repeats: int) -> dict:
         "url": url,
         "p50_ms": round(percentile(times, 0.5), 1),
         "p99_ms": round(percentile(times, 0.99), 1),
-        "queries": len(queries),
+        "queries": queries,
     }
 
 

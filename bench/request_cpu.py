@@ -19,7 +19,6 @@ full sync.
 
 import argparse
 import cProfile
-import datetime as dt
 import gc
 import io
 import json
@@ -29,7 +28,6 @@ import pstats
 import random
 import sys
 import time
-import uuid
 import warnings
 from urllib.parse import urlencode
 
@@ -62,25 +60,6 @@ def pages(data: dict) -> dict:
     }
 
 
-def signed_event(signer, customer_id: str) -> tuple[str, dict]:
-    now = dt.datetime.now(tz=dt.UTC)
-    body = json.dumps(
-        {
-            "eventId": f"evt_{uuid.uuid4().hex}",
-            "eventType": "customer.update",
-            "createdAt": now.isoformat(),
-            "data": {"customerId": customer_id, "verificationIssues": []},
-        }
-    )
-    msg_id = f"msg_{uuid.uuid4().hex}"
-    headers = {
-        "HTTP_WEBHOOK_ID": msg_id,
-        "HTTP_WEBHOOK_TIMESTAMP": str(int(now.timestamp())),
-        "HTTP_WEBHOOK_SIGNATURE": signer.sign(msg_id, now, body),
-    }
-    return body, headers
-
-
 class GcClock:
     """Time spent in the garbage collector (gc.callbacks), and how many full collections."""
 
@@ -98,19 +77,13 @@ class GcClock:
 def measure(calls: dict, repeats: int, rounds: int = 10) -> dict:
     """Each call `repeats` times, in `rounds` interleaved rounds: a machine that slows down
     for a while (a shared host) slows every page alike instead of the one measured then."""
-    from _setup import percentile
-    from django.db import connection
+    from _setup import count_queries, percentile
 
     queries = {}
     for name, call in calls.items():
         for _ in range(5):  # warm-up: connection, template cache, counts cache
             call()
-        counted = []
-        with connection.execute_wrapper(
-            lambda execute, sql, *args, counted=counted: counted.append(sql) or execute(sql, *args)
-        ):
-            call()
-        queries[name] = len(counted)
+        queries[name] = count_queries(call)
     cpu, wall = ({name: [] for name in calls} for _ in range(2))
     collectors = {name: GcClock() for name in calls}
     per_round = max(1, repeats // rounds)
@@ -143,7 +116,7 @@ def profile(call, repeats: int, lines: int = 35) -> str:
         call()
     profiler.disable()
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(lines)
+    pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("BENCH_SORT", "tottime")).print_stats(lines)
     return out.getvalue()
 
 
@@ -154,7 +127,7 @@ def main():
     parser.add_argument("--profile", help="a page name: print its cProfile instead")
     args = parser.parse_args()
 
-    from _setup import mirror_ids, production_env, setup_django
+    from _setup import mirror_ids, production_env, setup_django, signed_event
 
     os.environ.update(
         production_env(
@@ -222,8 +195,8 @@ def main():
     receiver = Client()
 
     def receive():
-        body, headers = signed_event(signer, random.choice(data["customers"]))
-        response = receiver.post("/webhooks/payments", body, content_type="application/json", **headers)
+        _, body, headers = signed_event(signer, random.choice(data["customers"]))
+        response = receiver.post("/webhooks/payments", body, content_type="application/json", headers=headers)
         assert response.status_code == 202, response.content
 
     calls["webhook: receive"] = receive
