@@ -88,6 +88,14 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # Only the .jinja row partials of long lists (backoffice/jinja2.py).
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "backoffice.jinja2.environment"},
+    },
 ]
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
