@@ -19,7 +19,8 @@ timed on its own: a few logins one after the other, before the load).
 Prints JSON: p50/p95/p99 and request counts per page, errors, and webhook events sent,
 acknowledged, stored in the inbox, lost (acknowledged but not stored), processed by the worker
 by the end of the load, and how long the worker took after it to process the rest (at most
---drain-seconds). Bounded: 60 s of load (at most ~200 events/s and ~100 pages/s), then the
+--drain-seconds); machine_speed_ms, a fixed piece of Python timed before the load (the same
+code runs up to 2x apart from one day to the next on a shared machine). Bounded: 60 s of load (at most ~200 events/s and ~100 pages/s), then the
 drain; every child has a time limit.
 
     .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--events-per-second 200]
@@ -219,7 +220,7 @@ def main():
     assert args.seconds <= 600 and args.events_per_second <= 1000 and args.users <= 500, "bounded by design"
     assert 0 <= args.background_nice <= 19 and args.drain_seconds <= 900, "bounded by design"
     background = ["nice", "-n", str(args.background_nice)] if args.background_nice else []
-    from _setup import mirror_ids, production_env, setup_django
+    from _setup import machine_speed, mirror_ids, production_env, setup_django
 
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
@@ -344,6 +345,7 @@ def main():
         operations.user_set.add(*users)
         sessions = [staff_session(user) for user in users]
         login_ms = time_logins(origin, users[0].username, 5)
+        speed = machine_speed()  # the servers idle, before the load
 
         data = {
             "sessions": sessions,
@@ -475,6 +477,7 @@ def main():
             "tracebacks_in_logs": {name: log.count("Traceback") for name, log in logs.items()},
             "api_timeouts_in_gunicorn_log": logs["gunicorn"].count("ApiTimeout"),
             "api_timeouts_in_worker_log": logs["worker"].count("ApiTimeout"),
+            "machine_speed_ms": speed,
             "load_average_1min": {"before": load_before, "after": round(os.getloadavg()[0], 2)},
             "cpu_during_the_run": cpu_share,
         }

@@ -14,7 +14,7 @@ Data, made the way production makes it: the sandbox seeds 200 customers in every
 their signed webhooks are delivered to the receiver and drained into the mirror, then a
 full sync.
 
-    .venv/bin/python bench/request_cpu.py [--repeats 200] [--profile "customers: queue"]
+    .venv/bin/python bench/request_cpu.py [--repeats 200] [--profile "customers: queue" [--sort cumulative]]
 """
 
 import argparse
@@ -109,14 +109,14 @@ def measure(calls: dict, repeats: int, rounds: int = 10) -> dict:
     }
 
 
-def profile(call, repeats: int, lines: int = 35) -> str:
+def profile(call, repeats: int, sort: str, lines: int = 35) -> str:
     profiler = cProfile.Profile()
     profiler.enable()
     for _ in range(repeats):
         call()
     profiler.disable()
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("BENCH_SORT", "tottime")).print_stats(lines)
+    pstats.Stats(profiler, stream=out).sort_stats(sort).print_stats(lines)
     return out.getvalue()
 
 
@@ -125,9 +125,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--customers", type=int, default=200)
     parser.add_argument("--profile", help="a page name: print its cProfile instead")
+    parser.add_argument("--sort", default="tottime", help="--profile's order: tottime, cumulative, ...")
     args = parser.parse_args()
 
-    from _setup import mirror_ids, production_env, setup_django, signed_event
+    from _setup import machine_speed, mirror_ids, production_env, setup_django, signed_event
 
     os.environ.update(
         production_env(
@@ -202,7 +203,7 @@ def main():
     calls["webhook: receive"] = receive
 
     if args.profile:
-        print(profile(calls[args.profile], args.repeats))
+        print(profile(calls[args.profile], args.repeats, args.sort))
         return
     results = measure(calls, args.repeats)
     print(
@@ -212,6 +213,7 @@ def main():
                 "database": "postgresql",
                 "mirror": {name: len(ids) for name, ids in data.items()},
                 "repeats": args.repeats,
+                "machine_speed_ms": machine_speed(),
                 "requests": results,
             },
             indent=2,
