@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -102,7 +103,6 @@ def machine_speed() -> float:
     """Milliseconds of processor for a fixed piece of pure Python (the best of five): the same
     code measures 2x apart on this shared machine from one day to the next, and this figure
     says which kind of day a run had."""
-    import time
 
     def work():
         started = time.process_time()

@@ -56,7 +56,7 @@ def test_text_filters_print_what_the_django_filters_print(ours, theirs, value):
     assert html.unescape(jinja(ours, v=value)) == html.unescape(django(theirs, v=value))
 
 
-def test_project_filters_are_the_same_functions():
+def test_project_filters_print_the_same_in_both_engines():
     assert jinja(
         "{{ v|amount }} {{ d|duration }} {{ s|status_label }}",
         v="100.500",
