@@ -110,3 +110,39 @@ def test_groups_hold_the_permissions_of_the_table(db):
     for role, codenames in ROLE_PERMISSIONS.items():
         group = Group.objects.get(name=role.value)
         assert set(group.permissions.values_list("codename", flat=True)) == codenames
+
+
+def test_role_backend_grants_what_django_model_backend_grants(make_staff, django_user_model):
+    from django.contrib.auth.backends import ModelBackend
+    from django.contrib.auth.models import Group
+
+    from backoffice.auth import RoleBackend
+
+    def fresh(user):
+        return django_user_model.objects.get(pk=user.pk)  # no permission cache carried over
+
+    two_roles = make_staff("compliance", username="two-roles")
+    two_roles.groups.add(Group.objects.get(name="auditor"))
+    inactive = make_staff("admin", username="inactive")
+    inactive.is_active = False
+    inactive.save()
+    superuser = make_staff(None, username="root")
+    superuser.is_superuser = True
+    superuser.save()
+    users = [make_staff(role) for role in ("compliance", "operations", "admin", "auditor", None)]
+    for user in [*users, two_roles, inactive, superuser]:
+        expected = ModelBackend().get_all_permissions(fresh(user))
+        assert RoleBackend().get_all_permissions(fresh(user)) == expected, user.username
+    assert RoleBackend().get_all_permissions(fresh(users[0])) == {
+        "backoffice.view_customers",
+        "backoffice.change_customers",
+        "backoffice.view_payments",
+    }
+
+
+def test_a_permission_check_costs_one_query_per_request(make_staff, django_user_model, django_assert_num_queries):
+    user = django_user_model.objects.get(pk=make_staff("operations").pk)
+    with django_assert_num_queries(1):
+        assert user.has_perm("backoffice.move_money")
+        assert not user.has_perm("backoffice.manage_staff")
+        assert user.has_perm("backoffice.view_customers")
