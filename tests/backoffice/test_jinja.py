@@ -46,11 +46,25 @@ def test_timesince_counts_as_in_django_templates():
     ("ours", "theirs"),
     [
         ("{{ v|truncatechars(13) }}", "{{ v|truncatechars:13 }}"),
+        ("{{ v|truncatechars(14) }}", "{{ v|truncatechars:14 }}"),
+        ("{{ v|truncatechars(1) }}", "{{ v|truncatechars:1 }}"),
+        ("{{ v|truncatechars(0) }}", "{{ v|truncatechars:0 }}"),
         ("{{ v|urlencode('') }}", "{{ v|urlencode:'' }}"),
         ("{{ v|title }}", "{{ v|title }}"),
     ],
 )
-@pytest.mark.parametrize("value", ["tx/1 2?&<b>élan d'or", "ab", ""])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "tx/1 2?&<b>élan d'or",
+        "ab",
+        "",
+        "cus_0123456789ab",  # ASCII, longer than 13 and 14
+        "cus_012345678",  # ASCII, 13 exactly
+        "cus_01234567e\u0301xyz",  # a combining accent, counted as no character
+        "<script>x</script>",
+    ],
+)
 def test_text_filters_print_what_the_django_filters_print(ours, theirs, value):
     # The two engines escape a quote differently (&#39; and &#x27;): compare the text.
     assert html.unescape(jinja(ours, v=value)) == html.unescape(django(theirs, v=value))
