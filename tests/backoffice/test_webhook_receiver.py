@@ -72,6 +72,43 @@ def test_the_same_event_twice_is_stored_and_processed_once(client, db, no_proces
     assert no_processing.call_count == 1
 
 
+def test_a_stored_event_holds_the_payload_and_its_times(client, db, no_processing):
+    evt = event(customerId="cus_1", note="nul\x00here", amount="10.50")
+    before = dt.datetime.now(tz=dt.UTC)
+    assert post(client, *signed(evt)).status_code == 202
+    stored = WebhookEvent.objects.get()
+    assert stored.payload == {**evt, "data": {"customerId": "cus_1", "note": "nul\ufffdhere", "amount": "10.50"}}
+    assert stored.occurred_at == dt.datetime(2026, 11, 22, 10, 0, tzinfo=dt.UTC)
+    assert before <= stored.received_at <= dt.datetime.now(tz=dt.UTC)
+    assert (stored.attempts, stored.last_error, stored.processed_at, stored.not_before) == (0, "", None, None)
+
+
+@pytest.mark.parametrize("where", ["eventId", "data"])
+def test_text_the_database_cannot_hold_is_refused_and_nothing_is_stored(client, db, no_processing, where):
+    evt = event()
+    if where == "eventId":
+        evt["eventId"] = "evt_\ud800"  # a lone surrogate: no UTF-8 for it
+    else:
+        evt["data"]["name"] = "\ud800"
+    body, headers = signed(evt)
+    response = post(client, body, headers)
+    assert response.status_code == 400
+    assert response.json() == {"error": "malformed"}
+    assert WebhookEvent.objects.count() == 0
+
+
+def test_a_duplicate_inside_a_transaction_leaves_the_transaction_usable(client, db, no_processing):
+    from django.db import transaction
+
+    from backoffice.webhooks import store
+
+    evt = event()
+    with transaction.atomic():
+        assert store(evt) is True
+        assert store(evt) is False
+        assert WebhookEvent.objects.filter(event_id=evt["eventId"]).count() == 1
+
+
 @pytest.mark.parametrize(
     "tamper",
     [
