@@ -1,19 +1,25 @@
 """gunicorn's settings for the back-office; gunicorn reads this file from the directory it
 starts in, so `gunicorn backoffice.wsgi` needs nothing more (flags on the command line win).
 
-- Threads: a page that waits on the Payments API (the quote preview, balances) holds one
-  thread, not a whole process.
+- Processes, one request at a time each (one thread), six per core: a request spends much
+  of its time waiting on PostgreSQL or the Payments API, and a waiting process costs only
+  memory (~100 MB). Threads in one process were measured slower under load: each thread
+  that comes back from a query waits for the interpreter lock behind the busy ones (on 2
+  cores, 12 processes x 1 thread gave a p95 of 113 ms where 4 x 4 gave 404 ms:
+  bench/load.py, docs/benchmarks.md "Load"). A page that waits on a slow Payments API holds
+  its process for at most the client's timeout, and the circuit breaker stops the waiting
+  once the API is seen failing.
 - No keep-alive: behind the load balancer every request goes to whichever process is free.
-  A kept-alive connection stays with the process that accepted it, and a process that
-  happened to accept many of them queues their requests while the others idle (measured:
-  bench/load.py, docs/benchmarks.md "Load").
+  A kept-alive connection stays with the process that accepted it.
+
+WEB_CONCURRENCY sets the number of processes, GUNICORN_THREADS the threads of each.
 """
 
 import os
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
+workers = int(os.environ.get("WEB_CONCURRENCY", 6 * (os.cpu_count() or 1)))
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+threads = int(os.environ.get("GUNICORN_THREADS", "1"))
 keepalive = 0
 timeout = 30

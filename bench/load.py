@@ -2,9 +2,10 @@
 on PostgreSQL with a Celery worker on Redis, all on loopback.
 
 What runs, each a process of its own (own process group, stopped at the end):
-- gunicorn backoffice.wsgi (4 processes x 4 threads, gthread, no keep-alive: gunicorn.conf.py)
-  with production settings (DEBUG off) on 127.0.0.1, the sandbox mounted in it as the Payments
-  API (or beside it, see below);
+- gunicorn backoffice.wsgi as gunicorn.conf.py sets it (6 single-threaded processes per core,
+  no keep-alive; --gunicorn-workers, --gunicorn-threads and --gunicorn-keep-alive change it)
+  with production settings (DEBUG off) on 127.0.0.1, the sandbox mounted in it as the
+  Payments API (or beside it, see below);
 - a Celery worker (prefork, 2 processes) on a dedicated Redis database, flushed before and after;
 - locust (bench/locustfile.py), headless: 50 staff users, each in a session of its own
   operations user, and webhook senders posting 200 signed events a second in all, for 60 seconds.
@@ -42,6 +43,7 @@ import argparse
 import json
 import os
 import resource
+import runpy
 import shutil
 import signal
 import socket
@@ -196,13 +198,19 @@ def main():
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--events-per-second", type=int, default=200)
     parser.add_argument("--customers", type=int, default=200, help="sandbox_seed --customers")
-    parser.add_argument("--gunicorn-workers", type=int, default=4)
-    parser.add_argument("--gunicorn-threads", type=int, default=4)
+    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    parser.add_argument("--gunicorn-workers", type=int, default=conf["workers"], help="default: gunicorn.conf.py's")
+    parser.add_argument(
+        "--gunicorn-threads",
+        type=int,
+        default=conf["threads"],
+        help="above 1: gthread workers (default: gunicorn.conf.py's)",
+    )
     parser.add_argument(
         "--gunicorn-keep-alive",
         type=int,
-        default=0,
-        help="seconds a connection may wait for its next request (0, one request a connection, as gunicorn.conf.py)",
+        default=conf["keepalive"],
+        help="seconds a connection may wait for its next request (default: gunicorn.conf.py's)",
     )
     parser.add_argument("--celery-concurrency", type=int, default=2)
     parser.add_argument("--broker", default="redis://127.0.0.1:6379/12", help="a Redis database of its own")
