@@ -2,13 +2,13 @@
 starts in, so `gunicorn backoffice.wsgi` needs nothing more (flags on the command line win).
 
 - Processes, one request at a time each (one thread), six per core: a request spends much
-  of its time waiting on PostgreSQL or the Payments API, and a waiting process costs only
-  memory (~100 MB). Threads in one process were measured slower under load: each thread
-  that comes back from a query waits for the interpreter lock behind the busy ones (on 2
-  cores, 12 processes x 1 thread gave a p95 of 113 ms where 4 x 4 gave 404 ms:
-  bench/load.py, docs/benchmarks.md "Load"). A page that waits on a slow Payments API holds
-  its process for at most the client's timeout, and the circuit breaker stops the waiting
-  once the API is seen failing.
+  of its time waiting on PostgreSQL or the Payments API, and a waiting process costs memory,
+  not processor. Threads in one process were measured slower under load: a thread that
+  comes back from a query waits for the interpreter lock behind the busy ones. On 2 cores,
+  with the same code, 12 processes x 1 thread gave a p95 of 113-197 ms in four runs where
+  4 x 4 gave 404 ms (bench/load.py; docs/benchmarks.md, "Load", fifth series). A page that
+  waits on a slow Payments API holds its process for at most the client's timeout, and the
+  circuit breaker stops the waiting once the API is seen failing.
 - No keep-alive: behind the load balancer every request goes to whichever process is free.
   A kept-alive connection stays with the process that accepted it.
 
