@@ -9,10 +9,8 @@ the document allows is stored (202, or 200 for a repeat), one it does not is ref
 """
 
 import base64
-import datetime as dt
 import json
 import os
-import uuid
 from pathlib import Path
 
 import jsonschema_rs
@@ -28,7 +26,8 @@ from schemathesis.specs.openapi.checks import (
     negative_data_rejection,
     positive_data_acceptance,
 )
-from standardwebhooks.webhooks import Webhook
+
+from tests.webhooks import signature_headers
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "webhook-receiver.openapi.json"
 SECRET = "whsec_" + base64.b64encode(b"schemathesis-receiver-secret-0123").decode()
@@ -126,14 +125,7 @@ def test_signed_events_are_stored_or_refused_as_documented(case):
     if case.method != "POST":
         return
     body = _body_bytes(case)
-    msg_id = f"msg_{uuid.uuid4().hex}"
-    now = dt.datetime.now(tz=dt.UTC)
-    headers = {
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": Webhook(SECRET).sign(msg_id, now, body.decode(errors="replace")),
-        "Content-Type": "application/json",
-    }
+    headers = {**signature_headers(SECRET, body.decode(errors="replace")), "Content-Type": "application/json"}
     case.headers = headers
     response = case.call(data=body)
     # The generated headers were replaced by a valid signature: schemathesis's own header checks

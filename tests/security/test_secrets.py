@@ -10,18 +10,17 @@ import base64
 import datetime as dt
 import json
 import logging
-import uuid
 
 import httpx
 import pytest
 from django.test import Client
 from django.urls import reverse
-from standardwebhooks.webhooks import Webhook
 
 from backoffice.models import AuditEvent, Counter, WebhookEvent
 from backoffice.paymentsapi import PaymentsApiClient, PaymentsApiError
 from backoffice.paymentsapi.client import override_client
 from tests.security.common import GETS, MATRIX, url_of
+from tests.webhooks import signed
 
 pytestmark = pytest.mark.django_db
 
@@ -168,18 +167,6 @@ def test_error_pages_show_no_secret(client_as, secrets, settings, all_logs):
     assert any(r.levelno == logging.ERROR and r.name == "django.request" for r in all_logs.records)
 
 
-def _signed(event: dict, secret: str = WEBHOOK_SECRET, at=None):
-    body = json.dumps(event)
-    msg_id = f"msg_{uuid.uuid4().hex}"
-    at = at or dt.datetime.now(tz=dt.UTC)
-    headers = {
-        "HTTP_WEBHOOK_ID": msg_id,
-        "HTTP_WEBHOOK_TIMESTAMP": str(int(at.timestamp())),
-        "HTTP_WEBHOOK_SIGNATURE": Webhook(secret).sign(msg_id, at, body),
-    }
-    return body, headers
-
-
 def test_webhooks_leave_no_secret_anywhere(client, secrets, all_logs):
     """Signed events (whose processing then fails at the API), forged and stale ones."""
     url = reverse("backoffice-receive-webhook")
@@ -197,8 +184,8 @@ def test_webhooks_leave_no_secret_anywhere(client, secrets, all_logs):
             (other, None),
             (WEBHOOK_SECRET, dt.datetime(2020, 1, 1, tzinfo=dt.UTC)),
         ):
-            body, headers = _signed(event, secret, at)
-            answers.append(client.post(url, body, content_type="application/json", **headers))
+            body, headers = signed(event, secret, at=at)
+            answers.append(client.post(url, body, content_type="application/json", headers=headers))
         answers.append(client.post(url, json.dumps(event), content_type="application/json"))
     assert sorted({a.status_code for a in answers}) == [202, 401]
     text = "\n".join(a.content.decode() for a in answers)
