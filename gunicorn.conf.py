@@ -9,6 +9,12 @@ starts in, so `gunicorn backoffice.wsgi` needs nothing more (flags on the comman
   4 x 4 gave 404 ms (bench/load.py; docs/benchmarks.md, "Load", fifth series). A page that
   waits on a slow Payments API holds its process for at most the client's timeout, and the
   circuit breaker stops the waiting once the API is seen failing.
+- Except when this server is its own Payments API (no PAYMENTS_API_BASE_URL, the sandbox
+  mounted as in backoffice/settings.py's one-machine default, or one naming this server): a page that calls the API
+  needs the same server to answer that call meanwhile, which a single-threaded process busy
+  with the page cannot do; with every process busy the calls wait for the client's timeout
+  (measured: p95 3.6 s and 43 timeouts under bench/load.py --sandbox mounted). Such a server
+  runs 4 threads a process.
 - No keep-alive: behind the load balancer every request goes to whichever process is free.
   A kept-alive connection stays with the process that accepted it.
 
@@ -16,10 +22,13 @@ WEB_CONCURRENCY sets the number of processes, GUNICORN_THREADS the threads of ea
 """
 
 import os
+from urllib.parse import urlsplit
 
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 6 * (os.cpu_count() or 1)))
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+api = os.environ.get("PAYMENTS_API_BASE_URL")
+calls_itself = api is None or urlsplit(api).netloc == bind
+threads = int(os.environ.get("GUNICORN_THREADS", 4 if calls_itself else 1))
 keepalive = 0
 timeout = 30

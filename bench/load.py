@@ -198,18 +198,11 @@ def main():
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--events-per-second", type=int, default=200)
     parser.add_argument("--customers", type=int, default=200, help="sandbox_seed --customers")
-    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
-    parser.add_argument("--gunicorn-workers", type=int, default=conf["workers"], help="default: gunicorn.conf.py's")
-    parser.add_argument(
-        "--gunicorn-threads",
-        type=int,
-        default=conf["threads"],
-        help="above 1: gthread workers (default: gunicorn.conf.py's)",
-    )
+    parser.add_argument("--gunicorn-workers", type=int, help="default: gunicorn.conf.py's")
+    parser.add_argument("--gunicorn-threads", type=int, help="default: gunicorn.conf.py's")
     parser.add_argument(
         "--gunicorn-keep-alive",
         type=int,
-        default=conf["keepalive"],
         help="seconds a connection may wait for its next request (default: gunicorn.conf.py's)",
     )
     parser.add_argument("--celery-concurrency", type=int, default=2)
@@ -245,8 +238,18 @@ def main():
         LOG_LEVEL="WARNING",
         DJANGO_SETTINGS_MODULE="backoffice.settings",
     )
+    env["GUNICORN_BIND"] = f"127.0.0.1:{port}"
     # This process is configured as the children are (it queues tasks to their broker).
     os.environ.update(env)
+    # gunicorn.conf.py as the measured gunicorn reads it (mounted, the server calls itself).
+    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    for name, setting in (
+        ("gunicorn_workers", "workers"),
+        ("gunicorn_threads", "threads"),
+        ("gunicorn_keep_alive", "keepalive"),
+    ):
+        if getattr(args, name) is None:
+            setattr(args, name, conf[setting])
 
     setup_django(DATABASE)
     import redis
@@ -276,8 +279,6 @@ def main():
                 str(args.gunicorn_workers),
                 "--threads",
                 str(args.gunicorn_threads),
-                "--bind",
-                f"127.0.0.1:{port}",
                 "--timeout",
                 "30",
                 "--keep-alive",

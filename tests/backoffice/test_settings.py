@@ -1,6 +1,7 @@
 """Production settings: `check --deploy` is clean, and a missing SECRET_KEY stops the process."""
 
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -67,3 +68,25 @@ def test_production_cookies_are_secure():
     )
     result = manage("shell", "-c", code, env=PRODUCTION)
     assert result.stdout.splitlines()[-1].split() == ["True", "True", "True", "False"], result.stderr
+
+
+@pytest.mark.parametrize(
+    ("environ", "threads"),
+    [
+        ({"PAYMENTS_API_BASE_URL": "https://api.example.com/v0"}, 1),  # the provider is elsewhere
+        ({}, 4),  # the sandbox mounted in this server: its pages call it
+        ({"PAYMENTS_API_BASE_URL": "http://127.0.0.1:8123/sandbox", "GUNICORN_BIND": "127.0.0.1:8123"}, 4),
+        ({"PAYMENTS_API_BASE_URL": "https://api.example.com/v0", "GUNICORN_THREADS": "3"}, 3),
+    ],
+)
+def test_gunicorn_threads_only_where_the_server_calls_itself(monkeypatch, environ, threads):
+    from django.conf import settings
+
+    for name in ("PAYMENTS_API_BASE_URL", "GUNICORN_BIND", "GUNICORN_THREADS", "WEB_CONCURRENCY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    conf = runpy.run_path(str(settings.BASE_DIR / "gunicorn.conf.py"))
+    assert conf["threads"] == threads
+    assert (conf["worker_class"], conf["keepalive"]) == ("gthread", 0)
+    assert conf["workers"] >= 6

@@ -78,6 +78,8 @@ def test_gunicorn_worker_and_beat_carry_a_sandbox_change_to_the_mirror(tmp_path)
         "CELERY_BROKER_URL": os.environ["CELERY_BROKER_URL"],
         "PAYMENTS_API_BASE_URL": f"{origin}/sandbox",
         "SANDBOX_MOUNTED": "1",
+        # Where gunicorn.conf.py sees it: a server that is its own API gets threads.
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
         "PAYMENTS_API_KEY": plain,
         "PAYMENTS_WEBHOOK_SECRET": "",  # register_webhook stores the secret in the database
         # Beat's proof: the transaction refresh every 5 s. The full sync keeps its 15 minutes,
@@ -91,7 +93,7 @@ def test_gunicorn_worker_and_beat_carry_a_sandbox_change_to_the_mirror(tmp_path)
 
     celery = [PYTHON, "-m", "celery", "-A", "backoffice"]
     commands = {
-        "gunicorn": [GUNICORN, "backoffice.wsgi", "--workers", "3", "--bind", f"127.0.0.1:{port}", "--timeout", "30"],
+        "gunicorn": [GUNICORN, "backoffice.wsgi", "--workers", "3", "--timeout", "30"],
         "worker": [*celery, "worker", "--pool", "prefork", "--concurrency", "2", "--loglevel", "INFO"],
         "beat": [*celery, "beat", "--loglevel", "INFO", "--schedule", str(tmp_path / "beat-schedule")],
     }
