@@ -3,7 +3,7 @@ on PostgreSQL with a Celery worker on Redis, all on loopback.
 
 What runs, each a process of its own (own process group, stopped at the end):
 - gunicorn backoffice.wsgi as gunicorn.conf.py sets it (6 single-threaded processes per core,
-  no keep-alive; --gunicorn-workers, --gunicorn-threads and --gunicorn-keep-alive change it)
+  keep-alive 5 s; --gunicorn-workers, --gunicorn-threads and --gunicorn-keep-alive change it)
   with production settings (DEBUG off) on 127.0.0.1, the sandbox mounted in it as the
   Payments API (or beside it, see below);
 - a Celery worker (prefork, 2 processes) on a dedicated Redis database, flushed before and after;

@@ -88,5 +88,5 @@ def test_gunicorn_threads_only_where_the_server_calls_itself(monkeypatch, enviro
         monkeypatch.setenv(name, value)
     conf = runpy.run_path(str(settings.BASE_DIR / "gunicorn.conf.py"))
     assert conf["threads"] == threads
-    assert (conf["worker_class"], conf["keepalive"]) == ("gthread", 0)
+    assert (conf["worker_class"], conf["keepalive"]) == ("gthread", 5)
     assert conf["workers"] >= 6
