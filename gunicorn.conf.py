@@ -19,7 +19,7 @@ starts in, so `gunicorn backoffice.wsgi` needs nothing more (flags on the comman
   balancer) reuses its connection instead of a TCP handshake and an accept per request.
   With 4 threaded processes, kept-alive connections piled up on some processes while others
   idled, so keep-alive was off; with 12 single-threaded processes it measured better: p95
-  162 and 187 ms with it, 246-328 ms without it on the same afternoon, and gunicorn used
+  162 and 187 ms with it, 246-328 ms without it in the hour before, and gunicorn used
   0.95 cores instead of 1.07 for the same requests.
 
 WEB_CONCURRENCY sets the number of processes, GUNICORN_THREADS the threads of each.
