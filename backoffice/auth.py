@@ -21,14 +21,13 @@ def _group_permissions_sql() -> str:
     def column(model, field: str) -> str:
         return quote(model._meta.get_field(field).column)
 
-    permission, content_type = Permission, ContentType
     group_permission, user_group = Group.permissions.through, Group.user_set.through
     # Names from the models, the user's id as a parameter.
     return (
-        f"SELECT ct.{column(content_type, 'app_label')}, p.{column(permission, 'codename')} "  # noqa: S608
-        f"FROM {table(permission)} p "
-        f"JOIN {table(content_type)} ct ON ct.{column(content_type, 'id')} = p.{column(permission, 'content_type')} "
-        f"JOIN {table(group_permission)} gp ON gp.{column(group_permission, 'permission')} = p.{column(permission, 'id')} "
+        f"SELECT ct.{column(ContentType, 'app_label')}, p.{column(Permission, 'codename')} "  # noqa: S608
+        f"FROM {table(Permission)} p "
+        f"JOIN {table(ContentType)} ct ON ct.{column(ContentType, 'id')} = p.{column(Permission, 'content_type')} "
+        f"JOIN {table(group_permission)} gp ON gp.{column(group_permission, 'permission')} = p.{column(Permission, 'id')} "
         f"JOIN {table(user_group)} ug ON ug.{column(user_group, 'group')} = gp.{column(group_permission, 'group')} "
         f"WHERE ug.{column(user_group, 'user')} = %s"
     )

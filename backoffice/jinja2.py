@@ -8,8 +8,8 @@ everything else stay in the Django template language; a page includes a Jinja2 p
 
 `url(name, *args)` is `{% url %}`. The filters are the project's own (timestamps, tx_display,
 customers_extras) and the few of Django's that rows use, with Django's semantics under
-Django's names, so a filter means the same in both engines. Filters Django gives local time (`expects_localtime`) get it here too.
-Autoescaping is always on.
+Django's names, so a filter means the same in both engines. Filters Django gives local time
+(`expects_localtime`) get it here too. Autoescaping is always on.
 """
 
 import functools

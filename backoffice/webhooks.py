@@ -153,13 +153,12 @@ def store(event: dict) -> bool:
     stored. Written out rather than through `objects.create()`: at hundreds of events a second
     the ORM's model instance, signals and SQL compilation cost several times the INSERT.
     """
-    now = timezone.now()
     values = {
         "event_id": event["eventId"],
         "event_type": event["eventType"],
         "payload": _without_nul(event),
         "occurred_at": _created_at(event["createdAt"]),
-        "received_at": now,
+        "received_at": timezone.now(),
         "state": WebhookEvent.State.RECEIVED.value,
         "attempts": 0,
         "last_error": "",

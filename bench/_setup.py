@@ -120,9 +120,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def signed_event(signer, customer_id: str, *, event_id: str = "", msg_id: str = "") -> tuple[str, str, dict]:
-    """A customer.update event as the provider sends it, signed with `signer` (a
-    standardwebhooks Webhook): (event id, body, headers by their names on the wire)."""
+def signed_event(secret: str, customer_id: str, *, event_id: str = "", msg_id: str = "") -> tuple[str, str, dict]:
+    """A customer.update event as the provider sends it, signed with `secret` as the sandbox
+    signs its deliveries: (event id, body, headers by their names on the wire)."""
+    from sandbox.signing import signature_headers
+
     now = dt.datetime.now(tz=dt.UTC)
     event_id = event_id or f"evt_{uuid.uuid4().hex}"
     body = json.dumps(
@@ -133,12 +135,7 @@ def signed_event(signer, customer_id: str, *, event_id: str = "", msg_id: str = 
             "data": {"customerId": customer_id, "verificationIssues": []},
         }
     )
-    msg_id = msg_id or f"msg_{uuid.uuid4().hex}"
-    headers = {
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": signer.sign(msg_id, now, body),
-    }
+    headers = signature_headers(secret, msg_id or f"msg_{uuid.uuid4().hex}", now, body)
     return event_id, body, headers
 
 

@@ -21,8 +21,8 @@ Prints JSON: p50/p95/p99 and request counts per page, errors, and webhook events
 acknowledged, stored in the inbox, lost (acknowledged but not stored), processed by the worker
 by the end of the load, and how long the worker took after it to process the rest (at most
 --drain-seconds); machine_speed_ms, a fixed piece of Python timed before the load (the same
-code runs up to 2x apart from one day to the next on a shared machine). Bounded: 60 s of load (at most ~200 events/s and ~100 pages/s), then the
-drain; every child has a time limit.
+code runs up to 2x apart from one day to the next on a shared machine). Bounded: 60 s of load
+(at most ~200 events/s and ~100 pages/s), then the drain; every child has a time limit.
 
     .venv/bin/python bench/load.py [--users 50] [--seconds 60] [--events-per-second 200]
                                    [--sandbox mounted|separate] [--background-nice N] [--keep-logs]

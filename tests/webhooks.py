@@ -4,18 +4,14 @@ import datetime as dt
 import json
 import uuid
 
-from standardwebhooks.webhooks import Webhook
+from sandbox import signing
 
 
 def signature_headers(secret: str, body: str, *, at: dt.datetime | None = None, msg_id: str = "") -> dict:
-    """The three signature headers of `body`, by their names on the wire."""
-    msg_id = msg_id or f"msg_{uuid.uuid4().hex}"
-    at = at or dt.datetime.now(tz=dt.UTC)
-    return {
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(at.timestamp())),
-        "webhook-signature": Webhook(secret).sign(msg_id, at, body),
-    }
+    """The three signature headers of `body`, signed as the sandbox signs its deliveries."""
+    return signing.signature_headers(
+        secret, msg_id or f"msg_{uuid.uuid4().hex}", at or dt.datetime.now(tz=dt.UTC), body
+    )
 
 
 def signed(event, secret: str, *, at: dt.datetime | None = None, msg_id: str = "") -> tuple[str, dict]:

@@ -20,11 +20,11 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from standardwebhooks.webhooks import Webhook
 
 from .. import clock
 from ..errors import bad_request, not_found
 from ..models import Delivery, DeliveryStatus, Event, WebhookEndpoint
+from ..signing import signature_headers
 
 # Kinds the spec names: sent to endpoints that list them or list nothing.
 SPEC_EVENT_KINDS = ("customer.update",)
@@ -170,13 +170,10 @@ def _post(endpoint: WebhookEndpoint, event: Event) -> tuple[int | None, str]:
     msg_id = str(event.id)
     # Real time, not the sandbox clock: receivers check the timestamp against their own clock.
     sent_at = timezone.now()
-    signature = Webhook(endpoint.secret).sign(msg_id=msg_id, timestamp=sent_at, data=body)
     headers = {
         "content-type": "application/json",
         "user-agent": "payments-sandbox-webhooks/1.0",
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(sent_at.timestamp())),
-        "webhook-signature": signature,
+        **signature_headers(endpoint.secret, msg_id, sent_at, body),
     }
     try:
         # Streamed and not read: only the status matters, whatever the receiver sends back.
