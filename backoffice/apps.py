@@ -6,7 +6,7 @@ class BackofficeConfig(AppConfig):
     verbose_name = "Back-office"
 
     def ready(self):
-        from . import checks, signals  # noqa: F401
+        from . import checks  # noqa: F401
         from .ticker import start_if_wanted
 
         start_if_wanted()

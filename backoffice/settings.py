@@ -49,18 +49,20 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "backoffice",
+    "core",
     "customers",
     "payments",
+    "mirror",
     "sandbox",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "backoffice.middleware.RequestIdMiddleware",
-    "backoffice.middleware.RefuseNulMiddleware",
+    "core.middleware.RequestIdMiddleware",
+    "core.middleware.RefuseNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "backoffice.middleware.IdleSessionMiddleware",
+    "core.middleware.IdleSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -84,17 +86,17 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "backoffice.context_processors.upstream_status",
+                "mirror.context_processors.upstream_status",
             ],
         },
     },
     {
-        # Only the .jinja row partials of long lists (backoffice/jinja2.py).
+        # Only the .jinja row partials of long lists (core/jinja2.py).
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "NAME": "jinja2",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": False,
-        "OPTIONS": {"environment": "backoffice.jinja2.environment"},
+        "OPTIONS": {"environment": "core.jinja2.environment"},
     },
 ]
 
@@ -126,7 +128,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "backoffice.auth.RoleBackend",
+    "core.auth.RoleBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -229,9 +231,9 @@ TRANSACTION_REFRESH_SECONDS = env.int("TRANSACTION_REFRESH_SECONDS", default=60)
 STUCK_PROCESSING_HOURS = env.int("STUCK_PROCESSING_HOURS", default=4)
 STUCK_CREATED_MINUTES = env.int("STUCK_CREATED_MINUTES", default=30)
 CELERY_BEAT_SCHEDULE = {
-    "sync-mirror": {"task": "backoffice.tasks.sync_mirror", "schedule": SYNC_INTERVAL_SECONDS},
-    "refresh-transactions": {"task": "backoffice.tasks.refresh_transactions", "schedule": TRANSACTION_REFRESH_SECONDS},
-    "sweep-webhook-inbox": {"task": "backoffice.tasks.sweep_webhook_inbox", "schedule": 60},
+    "sync-mirror": {"task": "mirror.tasks.sync_mirror", "schedule": SYNC_INTERVAL_SECONDS},
+    "refresh-transactions": {"task": "mirror.tasks.refresh_transactions", "schedule": TRANSACTION_REFRESH_SECONDS},
+    "sweep-webhook-inbox": {"task": "mirror.tasks.sweep_webhook_inbox", "schedule": 60},
 }
 if SANDBOX_MOUNTED:
     # The sandbox's own clock work: reviews, expiry and processing, rules, webhook retries.
@@ -264,7 +266,7 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "backoffice.middleware.RequestIdLogFilter"}},
+    "filters": {"request_id": {"()": "core.middleware.RequestIdLogFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },
@@ -277,4 +279,4 @@ LOGGING = {
         "axes": {"level": "WARNING"},
     },
 }
-CSRF_FAILURE_VIEW = "backoffice.views.csrf_failure"
+CSRF_FAILURE_VIEW = "core.views.csrf_failure"

@@ -155,7 +155,7 @@ def staff_session(user) -> str:
 
     session = import_module(settings.SESSION_ENGINE).SessionStore()
     session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "backoffice.auth.RoleBackend"
+    session[BACKEND_SESSION_KEY] = "core.auth.RoleBackend"
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session["_touched"] = int(time.time())
     session.create()
@@ -258,8 +258,8 @@ def main():
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import Group
 
-    from backoffice.models import WebhookEvent, WebhookSecret
-    from backoffice.roles import Role
+    from core.roles import Role
+    from mirror.models import WebhookEvent, WebhookSecret
     from sandbox.models import Delivery, DeliveryStatus
 
     env["DATABASE_URL"] = os.environ["DATABASE_URL"]

@@ -96,7 +96,7 @@ def measure(client, url: str, repeats: int) -> dict:
 
 def deep_cursor(filters: dict, user, depth: int) -> str:
     """The cursor a reviewer holds after paging `depth` rows (found once here with OFFSET)."""
-    from backoffice.pagination import _encode
+    from core.pagination import _encode
     from customers.selectors import customer_queue
 
     qs, ordering = customer_queue(filters=filters, user=user)
@@ -141,7 +141,7 @@ def main():
     from django.contrib.auth.models import Group, Permission
     from django.test import Client
 
-    from backoffice.roles import sync_role_groups
+    from core.roles import sync_role_groups
 
     seconds = generate(args.customers)
     sync_role_groups(Group, Permission)

@@ -100,7 +100,7 @@ def measure(client, url: str, repeats: int) -> dict:
 
 def deep_cursor(queryset, ordering, depth: int) -> str:
     """The cursor of the page that starts `depth` rows in: what following Next that far gives."""
-    from backoffice.pagination import _encode
+    from core.pagination import _encode
 
     names = [o.lstrip("-") for o in ordering]
     row = queryset.order_by(*ordering).values_list(*names)[depth - 1 : depth].get()
@@ -125,7 +125,7 @@ def main():
     from django.urls import clear_url_caches, path, reverse
 
     import backoffice.urls
-    from backoffice.roles import sync_role_groups
+    from core.roles import sync_role_groups
     from payments.models import Transaction
     from payments.selectors import transactions_listed, transactions_stuck
 

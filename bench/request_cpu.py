@@ -160,8 +160,8 @@ def main():
     from django.contrib.auth.models import Group
     from django.test import Client
 
-    from backoffice.models import WebhookSecret
-    from backoffice.roles import Role
+    from core.roles import Role
+    from mirror.models import WebhookSecret
     from sandbox.services.webhooks import deliver_due
 
     logging.disable(logging.WARNING)  # the demo's deliveries to its unreachable endpoint
@@ -188,9 +188,9 @@ def main():
         calls[name] = get
 
     # The receiver alone: events are stored, not drained (the drain is the worker's CPU).
-    import backoffice.webhooks
+    import mirror.receiver
 
-    backoffice.webhooks.request_drain = lambda: None
+    mirror.receiver.request_drain = lambda: None
     secret = WebhookSecret.objects.get(url=WEBHOOK_URL).secret
     receiver = Client()
 

@@ -25,7 +25,7 @@ def one(size: int) -> dict:
     from django.db import connection
     from django.utils import timezone
 
-    import backoffice.sync as sync
+    import mirror.sync as sync
     from customers.models import Customer
     from sandbox import models as sbx
 

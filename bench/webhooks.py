@@ -30,7 +30,7 @@ def main():
     setup_django("bench_webhooks")
     from django.test import Client
 
-    from backoffice.models import WebhookEvent
+    from mirror.models import WebhookEvent
 
     client = Client()
     timings = []

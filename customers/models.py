@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Upper
 
-from backoffice.mirror import MirroredModel, StatusChange
+from core.mirrored import MirroredModel, StatusChange
 
 
 class CustomerStatus(models.TextChoices):

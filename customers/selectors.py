@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from backoffice.models import AuditEvent
+from core.models import AuditEvent
 
 from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, Customer, CustomerStatus, VerificationIssue
 

@@ -3,12 +3,12 @@
 from django.db import transaction
 from django.utils import timezone
 
-from backoffice.audit import audit_record
-from backoffice.mirror import Source
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import PaymentsApiError, get_client
-from backoffice.paymentsapi import types as api
-from backoffice.upsert import UpsertCounts, is_stale
+from core.audit import audit_record
+from core.mirrored import Source
+from core.models import AuditEvent
+from core.upsert import UpsertCounts, is_stale
+from paymentsapi import PaymentsApiError, get_client
+from paymentsapi import types as api
 
 from .models import (
     CASE_OPEN_STATUSES,

@@ -14,10 +14,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from backoffice.access import role_required
-from backoffice.htmx import page_or_partial
-from backoffice.pagination import paginate_keyset
-from backoffice.paymentsapi import (
+from core.access import role_required
+from core.htmx import page_or_partial
+from core.pagination import paginate_keyset
+from payments.models import AutomationRule, PaymentAccount, Transaction
+from paymentsapi import (
     PaymentsApiError,
     RateLimited,
     ServerError,
@@ -25,7 +26,6 @@ from backoffice.paymentsapi import (
     UnexpectedResponse,
     ValidationFailed,
 )
-from payments.models import AutomationRule, PaymentAccount, Transaction
 
 from . import choices, selectors, services
 from .forms import (
@@ -119,7 +119,7 @@ def view_customer(request, customer_id):
         {"issue": issue, "explanation": choices.ISSUE_EXPLANATIONS.get(issue.code)}
         for issue in customer.issues.order_by("timestamp", "id")
     ]
-    can_change = request.user.has_perm("backoffice.change_customers")
+    can_change = request.user.has_perm("core.change_customers")
     context = {
         "customer": customer,
         "issues": issues,

@@ -8,10 +8,10 @@ the view to show.
 
 from django.db import transaction
 
-from backoffice.audit import audit_record
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import PaymentsApiError, get_client
-from backoffice.paymentsapi import types as api
+from core.audit import audit_record
+from core.models import AuditEvent
+from paymentsapi import PaymentsApiError, get_client
+from paymentsapi import types as api
 
 from .models import AutomationRule, PaymentAccount
 from .services import automation_rules_upsert, is_completed_form_of, payment_accounts_upsert

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import models
 
-from backoffice.mirror import MirroredModel, StatusChange
+from core.mirrored import MirroredModel, StatusChange
 
 MONEY = {"max_digits": 38, "decimal_places": 18}
 

@@ -3,10 +3,10 @@
 from django.db import transaction
 from django.utils import timezone
 
-from backoffice.mirror import Source
-from backoffice.paymentsapi import types as api
-from backoffice.upsert import UpsertCounts, is_stale
+from core.mirrored import Source
+from core.upsert import UpsertCounts, is_stale
 from customers.models import Customer
+from paymentsapi import types as api
 
 from .models import AutomationRule, PaymentAccount, Transaction, TransactionStatusChange
 

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from backoffice.audit import audit_record
-from backoffice.mirror import Source
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import (
+from core.audit import audit_record
+from core.mirrored import Source
+from core.models import AuditEvent
+from customers.models import Customer
+from paymentsapi import (
     BadRequest,
     PaymentsApiError,
     RateLimited,
@@ -22,8 +23,7 @@ from backoffice.paymentsapi import (
     UnexpectedResponse,
     get_client,
 )
-from backoffice.paymentsapi import types as api
-from customers.models import Customer
+from paymentsapi import types as api
 
 from .models import TERMINAL_TRANSACTION_STATUSES, Quote, Transaction, TransactionStatus
 from .services import transactions_upsert

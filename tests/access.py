@@ -1,5 +1,5 @@
 """The role matrix's vocabulary. Each app lists its URLs in tests/<app>/access.py as
-ACCESS = {url name: Access(...)}; tests/backoffice/test_access.py checks every one of them
+ACCESS = {url name: Access(...)}; tests/core/test_access.py checks every one of them
 for every role, and that no staff URL is missing from the lists."""
 
 from collections.abc import Callable

@@ -3,7 +3,7 @@ import os
 import pytest
 from django.contrib.auth.models import Group, Permission
 
-from backoffice.roles import Role, sync_role_groups
+from core.roles import Role, sync_role_groups
 
 # Playwright's sync API runs an event loop in the test thread; Django must still allow ORM calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

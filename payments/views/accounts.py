@@ -6,10 +6,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
-from backoffice.access import role_required
-from backoffice.htmx import page_or_partial
-from backoffice.pagination import paginate_keyset
-from backoffice.paymentsapi import (
+from core.access import role_required
+from core.htmx import page_or_partial
+from core.pagination import paginate_keyset
+from paymentsapi import (
     BadRequest,
     NotFound,
     PaymentsApiError,

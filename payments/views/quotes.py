@@ -6,9 +6,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from backoffice.access import role_required
-from backoffice.paymentsapi import PaymentsApiError, ValidationFailed
+from core.access import role_required
 from customers.models import Customer, CustomerStatus
+from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..models import Quote, Transaction
 from ..selectors import customers_search, quote_accounts

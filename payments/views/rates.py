@@ -4,9 +4,9 @@ from django.shortcuts import render
 from django.urls import path
 from django.views.decorators.http import require_GET
 
-from backoffice.access import role_required
-from backoffice.htmx import page_or_partial
-from backoffice.paymentsapi import PaymentsApiError, ValidationFailed, get_client
+from core.access import role_required
+from core.htmx import page_or_partial
+from paymentsapi import PaymentsApiError, ValidationFailed, get_client
 
 from ..account_forms import FIAT_CURRENCIES, TOKENS, ExchangeRateForm
 from .accounts import api_message

@@ -6,10 +6,10 @@ from django.urls import path, reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from backoffice.access import role_required
-from backoffice.htmx import page_or_partial
-from backoffice.pagination import paginate_keyset
-from backoffice.paymentsapi import PaymentsApiError, ValidationFailed
+from core.access import role_required
+from core.htmx import page_or_partial
+from core.pagination import paginate_keyset
+from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..account_forms import FIAT_CURRENCIES, TOKENS, AutomationRuleFilter, AutomationRuleForm, describe_cron
 from ..account_services import automation_rule_create, automation_rule_update

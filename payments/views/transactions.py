@@ -9,10 +9,10 @@ from django.urls import path
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from backoffice.access import role_required
-from backoffice.htmx import page_or_partial
-from backoffice.pagination import paginate_keyset
-from backoffice.paymentsapi import PaymentsApiError
+from core.access import role_required
+from core.htmx import page_or_partial
+from core.pagination import paginate_keyset
+from paymentsapi import PaymentsApiError
 
 from ..models import Transaction
 from ..selectors import (
@@ -155,7 +155,7 @@ def list_stuck_transactions(request):
         "page": page,
         "bulk_form": BulkCancelForm(),
         # PROCESSING is never cancellable: no boxes to tick there.
-        "selectable": values["rule"] != StuckRule.PROCESSING_LONG and request.user.has_perm("backoffice.move_money"),
+        "selectable": values["rule"] != StuckRule.PROCESSING_LONG and request.user.has_perm("core.move_money"),
     }
     return render(request, page_or_partial(request, "payments/transactions/stuck.html"), context)
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from backoffice.sync import sync_customers, sync_payment_accounts
+from mirror.sync import sync_customers, sync_payment_accounts
 from tests.browser.nav import follow
 from tests.payments.account_fixtures import EVM_ADDRESS
 from tests.sandbox.conftest import KYC_DATA

@@ -26,7 +26,7 @@ PASSWORD = "correct horse battery"
 @pytest.fixture
 def api(settings, live_server):
     """The back-office calls the sandbox of the live server over HTTP, and gets its webhooks."""
-    from backoffice.paymentsapi import get_client
+    from paymentsapi import get_client
     from sandbox.auth import create_key
 
     _key, plain = create_key()
@@ -61,7 +61,7 @@ def log_in(page, live_server, username):
 
 
 def mirror(api, customer_id):
-    from backoffice.mirror import Source
+    from core.mirrored import Source
     from customers.models import Customer
     from customers.services import customers_upsert
 

@@ -37,7 +37,7 @@ def call(http, method, path, body=None, **kwargs) -> dict:
 @pytest.fixture
 def customer(sandbox):
     """An ACTIVE customer with an ACH account and a BASE USDC wallet, synced into the mirror."""
-    from backoffice.sync import sync_customers, sync_payment_accounts
+    from mirror.sync import sync_customers, sync_payment_accounts
 
     body = {"customerType": "INDIVIDUAL", "email": "ada@example.com", "firstName": "Ada", "lastName": "Lovelace"}
     customer_id = call(sandbox, "POST", "/customers", {**body, "kycData": KYC})["customerId"]

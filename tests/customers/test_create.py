@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from backoffice.models import AuditEvent
+from core.models import AuditEvent
 from customers.models import Customer
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -176,7 +176,7 @@ def test_an_api_validation_error_lands_on_its_row_field_and_input_survives(revie
 
 
 def test_top_level_api_errors_land_on_the_create_form(reviewer, monkeypatch):
-    from backoffice.paymentsapi import ValidationFailed
+    from paymentsapi import ValidationFailed
 
     class Refuses:
         def create_customer(self, **kwargs):

@@ -7,11 +7,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import ApiUnavailable, ValidationFailed
+from core.models import AuditEvent
 from customers.forms import KybForm, KycForm
 from customers.models import Customer, CustomerNote, HostedLinkHandout
 from customers.services import customers_upsert
+from paymentsapi import ApiUnavailable, ValidationFailed
 from tests.customers.access import make_customer
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -34,8 +34,8 @@ def reviewer(client_as):
 @pytest.fixture
 def nai_customer(upstream, settings):
     """An individual the sandbox reviewed to NEEDS_ADDITIONAL_INFORMATION / DOCUMENT_MISSING_BACK."""
-    from backoffice.mirror import Source
-    from backoffice.paymentsapi import get_client
+    from core.mirrored import Source
+    from paymentsapi import get_client
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
     body = upstream.call(
@@ -325,7 +325,7 @@ def test_api_validation_errors_land_on_fields_and_input_survives(reviewer, nai_c
 
 
 def test_other_api_errors_show_at_the_top(reviewer, nai_customer, monkeypatch):
-    from backoffice.paymentsapi import BadRequest
+    from paymentsapi import BadRequest
 
     class Refuses:
         def update_customer(self, **kwargs):
@@ -348,8 +348,8 @@ def test_nothing_filled_sends_nothing(reviewer, nai_customer):
 
 @pytest.fixture
 def business(upstream):
-    from backoffice.mirror import Source
-    from backoffice.paymentsapi import get_client
+    from core.mirrored import Source
+    from paymentsapi import get_client
 
     body = get_client().create_customer(customer_type="BUSINESS", email="ops@acme.test", business_name="Acme Ltd")
     customers_upsert(items=[body], seen_by=Source.SYNC)

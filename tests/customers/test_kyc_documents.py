@@ -29,9 +29,9 @@ def reviewer(client_as):
 @pytest.fixture
 def individual(upstream):
     """A CREATED individual, in the sandbox and the mirror."""
-    from backoffice.mirror import Source
-    from backoffice.paymentsapi import get_client
+    from core.mirrored import Source
     from customers.services import customers_upsert
+    from paymentsapi import get_client
 
     answer = get_client().create_customer(
         customer_type="INDIVIDUAL", email="ada@example.com", first_name="Ada", last_name="Lovelace"
@@ -83,7 +83,7 @@ def test_two_documents_are_sent_in_order(reviewer, individual):
 
 def test_rows_alone_are_the_documents(reviewer, individual, monkeypatch):
     """Without a first document in the form, row 0 is documents[0]: the API's errors follow."""
-    from backoffice.paymentsapi import ValidationFailed
+    from paymentsapi import ValidationFailed
 
     sent = {}
 

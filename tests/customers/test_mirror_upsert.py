@@ -4,10 +4,10 @@ import datetime as dt
 
 import pytest
 
-from backoffice.mirror import Source
-from backoffice.paymentsapi import types as api
+from core.mirrored import Source
 from customers.models import Customer, CustomerStatusChange, VerificationIssue
 from customers.services import customers_mark_missing, customers_upsert
+from paymentsapi import types as api
 
 T0 = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
 

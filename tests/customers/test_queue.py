@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice.models import AuditEvent
+from core.models import AuditEvent
 from customers.models import Customer, VerificationIssue
 from tests.customers.access import make_customer
 
@@ -237,9 +237,9 @@ def clock(monkeypatch):
 
 def seen(customer_id: str, status: str, at: dt.datetime) -> None:
     """The API's copy of a customer at `at`, through the one write path of the mirror."""
-    from backoffice.mirror import Source
-    from backoffice.paymentsapi import types as api
+    from core.mirrored import Source
     from customers.services import customers_upsert
+    from paymentsapi import types as api
 
     item = api.Customer.model_validate(
         {

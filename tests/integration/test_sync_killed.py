@@ -8,10 +8,11 @@ import uuid
 import pytest
 from django.utils import timezone
 
-from backoffice.locks import hold_lock
-from backoffice.models import Lock, SyncRun
-from backoffice.sync import sync_customers
+from core.locks import hold_lock
+from core.models import Lock
 from customers.models import Customer
+from mirror.models import SyncRun
+from mirror.sync import sync_customers
 from sandbox import models as sbx
 from sandbox.auth import create_key
 
@@ -67,7 +68,7 @@ def test_a_killed_sync_leaves_a_lapsing_lock_and_the_rerun_mirrors_exactly(setti
     assert Lock.objects.filter(name="mirror-sync").exists()  # nor to release the lock
 
     # While the dead holder's lease has not lapsed, nobody else may sync.
-    from backoffice.locks import LockHeld
+    from core.locks import LockHeld
 
     with pytest.raises(LockHeld), hold_lock("mirror-sync", ttl=dt.timedelta(minutes=1)):
         pass

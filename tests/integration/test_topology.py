@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from backoffice.celery import app
-from backoffice.models import SyncRun, WebhookEvent, WebhookSecret
 from customers.models import Customer
+from mirror.models import SyncRun, WebhookEvent, WebhookSecret
 from sandbox.auth import create_key
 
 from .conftest import PYTHON, ROOT, database_url, requires_services, start, stop, wait_for

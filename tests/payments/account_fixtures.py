@@ -1,6 +1,6 @@
 """Records the accounts tests need, made through the sandbox's API and test helpers."""
 
-from backoffice.sync import sync_customers
+from mirror.sync import sync_customers
 from tests.sandbox.conftest import KYC_DATA
 
 EVM_ADDRESS = "0x" + "ab" * 20

@@ -5,10 +5,10 @@ import re
 import pytest
 from django.urls import reverse
 
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import ApiTimeout, PaymentsApiClient
-from backoffice.sync import sync_payment_accounts
+from core.models import AuditEvent
+from mirror.sync import sync_payment_accounts
 from payments.models import PaymentAccount
+from paymentsapi import ApiTimeout, PaymentsApiClient
 from tests.payments.account_fixtures import EVM_ADDRESS, ROUTING, SOLANA_ADDRESS, make_account, make_customer
 
 CREATE = reverse("payments-create-payment-account")

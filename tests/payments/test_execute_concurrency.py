@@ -13,8 +13,8 @@ from django.db import connection, connections
 from django.test import Client
 from django.urls import reverse
 
-from backoffice.paymentsapi.client import PaymentsApiClient
 from payments.models import Quote, Transaction
+from paymentsapi.client import PaymentsApiClient
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 ON_POSTGRESQL = connection.vendor == "postgresql"

@@ -6,9 +6,9 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import ApiTimeout
+from core.models import AuditEvent
 from payments.models import Quote, Transaction
+from paymentsapi import ApiTimeout
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 
@@ -31,7 +31,7 @@ def _create_quote(client, setup, **overrides) -> Quote:
 def test_customer_search_offers_active_customers_only(client_as, upstream, setup):
     other = sandbox_customer(upstream, name="Zed", with_accounts=False)
     upstream.helper(f"customers/{other['customer_id']}/deactivate")
-    from backoffice.sync import sync_customers
+    from mirror.sync import sync_customers
 
     sync_customers()
     client = client_as("operations")
@@ -189,9 +189,7 @@ def test_execute_after_a_timeout_is_safe_to_retry(client_as, setup):
     client = client_as("operations")
     quote = _create_quote(client, setup)
     url = reverse("payments-execute-quote", args=[quote.quote_id])
-    with mock.patch(
-        "backoffice.paymentsapi.client.PaymentsApiClient.create_transaction", side_effect=ApiTimeout("no answer")
-    ):
+    with mock.patch("paymentsapi.client.PaymentsApiClient.create_transaction", side_effect=ApiTimeout("no answer")):
         html = client.post(url, {}, follow=True).content.decode()
     assert "The execute did not go through: The Payments API did not answer; try again." in html
     assert "Executing again is safe" in html

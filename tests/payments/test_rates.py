@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from backoffice.paymentsapi import ApiUnavailable, PaymentsApiClient
+from paymentsapi import ApiUnavailable, PaymentsApiClient
 
 URL = reverse("payments-calculate-exchange-rate")
 

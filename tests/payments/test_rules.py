@@ -3,10 +3,10 @@
 import pytest
 from django.urls import reverse
 
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import ApiConnectionError, PaymentsApiClient
-from backoffice.sync import sync_payment_accounts
+from core.models import AuditEvent
+from mirror.sync import sync_payment_accounts
 from payments.models import AutomationRule
+from paymentsapi import ApiConnectionError, PaymentsApiClient
 from tests.payments.account_fixtures import make_account, make_customer
 
 CREATE = reverse("payments-create-automation-rule")

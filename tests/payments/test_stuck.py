@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice.models import AuditEvent
+from core.models import AuditEvent
 from payments.models import Quote, Transaction
 from tests.payments.transactions_helpers import mirror_transaction, quote_post_data, sandbox_customer
 

@@ -9,9 +9,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice.models import AuditEvent
-from backoffice.paymentsapi import ApiUnavailable
+from core.models import AuditEvent
 from payments.models import Quote, Transaction
+from paymentsapi import ApiUnavailable
 from tests.payments.transactions_helpers import (
     mirror_customer,
     mirror_transaction,
@@ -108,7 +108,7 @@ def test_cancel_refused_by_the_api_shows_its_message_and_takes_the_apis_state(ex
 
 def test_cancel_of_a_final_transaction_is_refused_without_calling_the_api(client_as):
     tx = mirror_transaction(status="COMPLETED")
-    with mock.patch("backoffice.paymentsapi.client.PaymentsApiClient.cancel_transaction") as cancel:
+    with mock.patch("paymentsapi.client.PaymentsApiClient.cancel_transaction") as cancel:
         response = client_as("admin").post(
             reverse("payments-cancel-transaction", args=[tx.transaction_id]), {"reason": "x"}, follow=True
         )
@@ -119,9 +119,7 @@ def test_cancel_of_a_final_transaction_is_refused_without_calling_the_api(client
 def test_refresh_when_the_api_is_down_keeps_the_mirror(executed):
     client, tx = executed
     before = Transaction.objects.values().get(pk=tx.pk)
-    with mock.patch(
-        "backoffice.paymentsapi.client.PaymentsApiClient.get_transaction", side_effect=ApiUnavailable("down")
-    ):
+    with mock.patch("paymentsapi.client.PaymentsApiClient.get_transaction", side_effect=ApiUnavailable("down")):
         html = client.post(
             reverse("payments-refresh-transaction", args=[tx.transaction_id]), follow=True
         ).content.decode()

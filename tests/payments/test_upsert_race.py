@@ -5,10 +5,10 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from backoffice.mirror import Source
-from backoffice.paymentsapi import types as api
+from core.mirrored import Source
 from payments.models import Transaction, TransactionStatusChange
 from payments.services import transactions_upsert
+from paymentsapi import types as api
 
 
 def item(status="AWAITING_TRANSFER"):

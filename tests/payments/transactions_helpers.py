@@ -41,7 +41,7 @@ WALLET = {
 def sandbox_customer(upstream, *, name: str = "Ada", with_accounts: bool = True) -> dict:
     """An ACTIVE sandbox customer with an ACH bank account and a BASE USDC wallet, synced into
     the mirror: {"customer_id", "bank", "wallet"}."""
-    from backoffice.sync import sync_customers, sync_payment_accounts
+    from mirror.sync import sync_customers, sync_payment_accounts
 
     body = {
         "customerType": "INDIVIDUAL",

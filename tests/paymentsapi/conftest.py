@@ -13,7 +13,7 @@ import httpx
 import pytest
 from django.core.wsgi import get_wsgi_application
 
-from backoffice.paymentsapi import PaymentsApiClient
+from paymentsapi import PaymentsApiClient
 
 API_KEY = "sk_live_do_not_leak_4f9a1c2e7b"
 BASE_URL = "https://payments.example/v1"

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from backoffice.paymentsapi import (
+from paymentsapi import (
     BadRequest,
     CryptoTransferInstructions,
     CustomerStatus,
@@ -24,7 +24,7 @@ from backoffice.paymentsapi import (
     Unauthorized,
     ValidationFailed,
 )
-from backoffice.paymentsapi.types import (
+from paymentsapi.types import (
     DeveloperFee,
     KycData,
     QuoteDestination,
@@ -694,7 +694,7 @@ def test_create_transaction_retried_after_a_lost_answer_creates_exactly_one(fund
     again with the same idempotency key and gets the first answer: one transaction."""
     import httpx
 
-    from backoffice.paymentsapi import PaymentsApiClient
+    from paymentsapi import PaymentsApiClient
     from sandbox.models import Transaction as SandboxTransaction
 
     customer, wallet, bank = funded

@@ -5,8 +5,8 @@ import time
 import httpx
 import pytest
 
-from backoffice.paymentsapi import ApiUnavailable, BadRequest, PaymentsApiClient, ServerError, TransportError
-from backoffice.paymentsapi.client import make_breaker
+from paymentsapi import ApiUnavailable, BadRequest, PaymentsApiClient, ServerError, TransportError
+from paymentsapi.client import make_breaker
 
 from .conftest import api_error, customer_body, ok
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from backoffice.middleware import _request_id
-from backoffice.paymentsapi import (
+from core.middleware import _request_id
+from paymentsapi import (
     ApiConnectionError,
     ApiTimeout,
     ApiUnavailable,
@@ -25,7 +25,7 @@ from backoffice.paymentsapi import (
     UnexpectedResponse,
     ValidationFailed,
 )
-from backoffice.paymentsapi.errors import FieldError
+from paymentsapi.errors import FieldError
 
 from .conftest import API_KEY, api_error, customer_body, ok, transaction_body
 
@@ -441,14 +441,14 @@ def test_the_api_key_is_never_logged_nor_in_exception_text(make_client, caplog, 
 
 def test_a_call_is_logged_with_method_path_status_duration_and_request_id(make_client, caplog):
     client, upstream = make_client(ok(customer_body()))
-    caplog.set_level(logging.INFO, logger="backoffice.paymentsapi")
+    caplog.set_level(logging.INFO, logger="paymentsapi")
     token = _request_id.set("req-12345678")
     try:
         client.get_customer(customer_id="c-1")
     finally:
         _request_id.reset(token)
 
-    records = [r for r in caplog.records if r.name == "backoffice.paymentsapi"]
+    records = [r for r in caplog.records if r.name == "paymentsapi"]
     assert len(records) == 1
     message = records[0].getMessage()
     assert message.startswith("GET /customer/c-1 -> 200 in ")
@@ -467,13 +467,11 @@ def test_no_request_id_header_outside_a_request(make_client):
 
 def test_failed_tries_are_logged_as_warnings(make_client, caplog):
     client, _ = make_client(api_error(503, "X", "down"), httpx.ReadTimeout("t"), ok(customer_body()))
-    caplog.set_level(logging.INFO, logger="backoffice.paymentsapi")
+    caplog.set_level(logging.INFO, logger="paymentsapi")
 
     client.get_customer(customer_id="c-1")
 
-    outcomes = [
-        (r.levelname, r.getMessage().split(" in ")[0]) for r in caplog.records if r.name == "backoffice.paymentsapi"
-    ]
+    outcomes = [(r.levelname, r.getMessage().split(" in ")[0]) for r in caplog.records if r.name == "paymentsapi"]
     assert outcomes == [
         ("WARNING", "GET /customer/c-1 -> 503"),
         ("WARNING", "GET /customer/c-1 -> ApiTimeout"),
@@ -511,7 +509,7 @@ def test_from_settings_reads_the_payments_api_settings(settings):
 
 
 def test_get_client_is_shared_per_settings(settings):
-    from backoffice.paymentsapi import get_client
+    from paymentsapi import get_client
 
     settings.PAYMENTS_API_BASE_URL = "https://one.example"
     first = get_client()

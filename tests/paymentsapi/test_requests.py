@@ -7,7 +7,7 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from backoffice.paymentsapi import (
+from paymentsapi import (
     AutomationRule,
     CryptoTransferInstructions,
     CustomerStatus,
@@ -16,8 +16,8 @@ from backoffice.paymentsapi import (
     TransactionStatus,
     UnexpectedResponse,
 )
-from backoffice.paymentsapi.client import to_wire
-from backoffice.paymentsapi.types import (
+from paymentsapi.client import to_wire
+from paymentsapi.types import (
     AssociatedPerson,
     DeveloperFee,
     KybData,

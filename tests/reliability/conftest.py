@@ -13,7 +13,7 @@ otherwise every request fails the chosen way without reaching it:
 
 The wrapper records every request that reached it (`.requests`) and the client sleeps
 nothing, but records the delays it would have slept (`.sleeps`). The client is installed
-through the one test seam of the back-office, `backoffice.paymentsapi.client.override_client`,
+through the one test seam of the back-office, `paymentsapi.client.override_client`,
 with its own circuit breaker so that a test's faults never open another test's circuit.
 """
 
@@ -21,7 +21,7 @@ import httpx
 import pytest
 from django.core.wsgi import get_wsgi_application
 
-from backoffice.paymentsapi.client import PaymentsApiClient, make_breaker, override_client
+from paymentsapi.client import PaymentsApiClient, make_breaker, override_client
 
 FAULT_MODES = ["down", "slow", "500", "html-500", "malformed", "429"]
 RETRY_AFTER = 7.0

@@ -13,12 +13,13 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice import sync as sync_module
-from backoffice.locks import LockHeld
-from backoffice.models import Lock, SyncRun, WebhookEvent
-from backoffice.sync import INTERRUPTED, refresh_open_transactions, sync_customers
-from backoffice.tasks import drain_webhook_inbox, process_webhook_event, sweep_webhook_inbox
+from core.locks import LockHeld
+from core.models import Lock
 from customers.models import Customer
+from mirror import sync as sync_module
+from mirror.models import SyncRun, WebhookEvent
+from mirror.sync import INTERRUPTED, refresh_open_transactions, sync_customers
+from mirror.tasks import drain_webhook_inbox, process_webhook_event, sweep_webhook_inbox
 from tests.reliability.world import World
 
 pytestmark = pytest.mark.django_db
@@ -171,7 +172,7 @@ def test_a_sync_killed_half_way_is_closed_and_rerun_without_corruption(faulty_up
         def now():
             return later
 
-    monkeypatch.setattr("backoffice.locks.timezone", Clock)
+    monkeypatch.setattr("core.locks.timezone", Clock)
     run = sync_customers()
 
     assert run.outcome == SyncRun.Outcome.SUCCEEDED, run.error

@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from backoffice.models import SyncRun
+from mirror.models import SyncRun
 from tests.payments.access_accounts import _account
 from tests.reliability.test_write_faults import MATRIX
 

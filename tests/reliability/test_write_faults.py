@@ -18,8 +18,9 @@ import pytest
 from django.apps import apps
 from django.urls import reverse
 
-from backoffice.models import AuditEvent, WebhookEvent
-from tests.backoffice.access import ACCESS as BACKOFFICE_ACCESS
+from core.models import AuditEvent
+from mirror.models import WebhookEvent
+from tests.core.access import ACCESS as BACKOFFICE_ACCESS
 from tests.customers.access import ACCESS as CUSTOMERS_ACCESS
 from tests.payments.access import ACCESS as PAYMENTS_ACCESS
 from tests.payments.transactions_helpers import quote_post_data
@@ -152,7 +153,7 @@ def _replay_event(world):
         payload={"data": {"customerId": world.individual.customer_id}},
         state=WebhookEvent.State.PROCESSED,
     )
-    return reverse("backoffice-replay-webhook-event", args=[event.pk]), {}
+    return reverse("mirror-replay-webhook-event", args=[event.pk]), {}
 
 
 CASES = {
@@ -184,7 +185,7 @@ CASES = {
         "operations", _bulk_cancel, ("DELETE", "/transactions/"), "transaction.cancel", healthy_status=200
     ),
     # The replay's processing fails and says so in the inbox; the event is the record of it.
-    "backoffice-replay-webhook-event": Case("admin", _replay_event, ("GET", "/customer/"), None),
+    "mirror-replay-webhook-event": Case("admin", _replay_event, ("GET", "/customer/"), None),
 }
 
 
@@ -240,7 +241,7 @@ def test_the_write_works_while_the_api_answers(
     assert response.status_code == case.healthy_status, html[:3000]
     method, path = case.call
     assert faulty_upstream.sent(method, path), [(r.method, r.url.path) for r in faulty_upstream.requests]
-    if name != "backoffice-replay-webhook-event":
+    if name != "mirror-replay-webhook-event":
         assert mirror_state() != before, "a successful write changes the mirror"
     assert not AuditEvent.objects.filter(outcome="failure").exists()
 
@@ -265,7 +266,7 @@ def test_a_failing_api_changes_nothing_and_says_so(
     assert response.status_code in (200, 302), response.status_code
     assert "Traceback" not in html and faulty_upstream.sandbox.plain_key not in html
     assert "<h1>500 Internal Server Error" not in html
-    if name == "backoffice-replay-webhook-event":
+    if name == "mirror-replay-webhook-event":
         event = WebhookEvent.objects.get(event_id="evt-replayed")
         assert event.state == WebhookEvent.State.FAILED and event.last_error
     else:

@@ -7,7 +7,7 @@ import functools
 from django.test import Client
 from django.urls import reverse
 
-from backoffice.sync import refresh_customer, sync_payment_accounts
+from mirror.sync import refresh_customer, sync_payment_accounts
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 RULE_FORM = {

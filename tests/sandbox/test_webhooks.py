@@ -449,13 +449,13 @@ def test_the_timeout_setting_reaches_the_client(settings):
 def test_a_customer_update_reaches_the_back_office_inbox(
     api, make_endpoint, active_customer, settings, in_process, django_capture_on_commit_callbacks
 ):
-    from backoffice.models import WebhookEvent
+    from mirror.models import WebhookEvent
 
     created = make_endpoint(url="http://testserver/webhooks/payments")
     settings.PAYMENTS_WEBHOOK_SECRET = created["secret"]
     # The back-office's drain re-reads the customer through its API client; not under test here.
     with (
-        mock.patch("backoffice.tasks.drain_webhook_inbox.delay") as process,
+        mock.patch("mirror.tasks.drain_webhook_inbox.delay") as process,
         django_capture_on_commit_callbacks(execute=True),
     ):
         event = customer_update(active_customer["customerId"])
@@ -473,7 +473,7 @@ def test_a_customer_update_reaches_the_back_office_inbox(
 def test_a_wrong_secret_is_refused_by_the_back_office_and_retried(
     api, make_endpoint, active_customer, settings, in_process, django_capture_on_commit_callbacks
 ):
-    from backoffice.models import WebhookEvent
+    from mirror.models import WebhookEvent
 
     created = make_endpoint(url="http://testserver/webhooks/payments")
     settings.PAYMENTS_WEBHOOK_SECRET = service.new_secret()

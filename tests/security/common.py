@@ -5,7 +5,7 @@ import hashlib
 
 from django.urls import reverse
 
-from tests.backoffice.access import ACCESS as BACKOFFICE
+from tests.core.access import ACCESS as BACKOFFICE
 from tests.customers.access import ACCESS as CUSTOMERS
 from tests.payments.access import ACCESS as PAYMENTS
 

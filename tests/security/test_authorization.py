@@ -11,10 +11,10 @@ from django.core.wsgi import get_wsgi_application
 from django.test import Client
 from django.urls import reverse
 
-from backoffice.paymentsapi import PaymentsApiClient
-from backoffice.paymentsapi.client import override_client
 from customers.models import Customer
 from payments.models import AutomationRule, PaymentAccount, Quote
+from paymentsapi import PaymentsApiClient
+from paymentsapi.client import override_client
 from tests.conftest import ROLES
 from tests.payments.transactions_helpers import mirror_transaction, sandbox_customer
 from tests.security.common import GETS, MATRIX, POSTS, allowed_role, mirror_fingerprint, url_of
@@ -232,7 +232,7 @@ UNKNOWN_IDS = {
     "payments-refresh-transaction": {"transaction_id": "tx-nowhere"},
     "payments-confirm-cancel-transaction": {"transaction_id": "tx-nowhere"},
     "payments-cancel-transaction": {"transaction_id": "tx-nowhere"},
-    "backoffice-replay-webhook-event": {"pk": 999_999},
+    "mirror-replay-webhook-event": {"pk": 999_999},
 }
 
 
@@ -259,7 +259,7 @@ def test_the_matrix_lists_every_write():
     client = Client()
     from django.contrib.auth import get_user_model
 
-    from backoffice.roles import sync_role_groups  # noqa: F401 - groups exist from migrations
+    from core.roles import sync_role_groups  # noqa: F401 - groups exist from migrations
 
     user = get_user_model().objects.create_superuser("root", password="x")
     client.force_login(user)

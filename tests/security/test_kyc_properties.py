@@ -15,8 +15,8 @@ from django.utils.datastructures import MultiValueDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backoffice.paymentsapi import types as api
 from customers.forms import BusinessDocumentForm, DocumentField, KybEdit, KybForm, KycForm, PersonForm
+from paymentsapi import types as api
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "60"))
 PROPERTY = settings(

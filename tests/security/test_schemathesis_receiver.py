@@ -67,7 +67,7 @@ def _secret_and_no_processing():
 
     previous = django_settings.PAYMENTS_WEBHOOK_SECRET
     django_settings.PAYMENTS_WEBHOOK_SECRET = SECRET
-    with mock.patch("backoffice.tasks.drain_webhook_inbox.delay"):
+    with mock.patch("mirror.tasks.drain_webhook_inbox.delay"):
         yield
     django_settings.PAYMENTS_WEBHOOK_SECRET = previous
 
@@ -90,7 +90,7 @@ def unsigned_is_refused(ctx, response, case):
 @schema.parametrize()
 @HYPOTHESIS
 def test_unsigned_requests_are_refused_as_documented(case):
-    from backoffice.models import WebhookEvent
+    from mirror.models import WebhookEvent
 
     # A schema-valid body is still refused without a valid signature: by design, not a gap.
     case.call_and_validate(excluded_checks=[positive_data_acceptance], additional_checks=[unsigned_is_refused])
@@ -120,7 +120,7 @@ def _is_valid_event(body: bytes) -> bool:
 @schema.parametrize()
 @HYPOTHESIS
 def test_signed_events_are_stored_or_refused_as_documented(case):
-    from backoffice.models import WebhookEvent
+    from mirror.models import WebhookEvent
 
     if case.method != "POST":
         return

@@ -16,9 +16,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from backoffice.models import AuditEvent, Counter, WebhookEvent
-from backoffice.paymentsapi import PaymentsApiClient, PaymentsApiError
-from backoffice.paymentsapi.client import override_client
+from core.models import AuditEvent, Counter
+from mirror.models import WebhookEvent
+from paymentsapi import PaymentsApiClient, PaymentsApiError
+from paymentsapi.client import override_client
 from tests.security.common import GETS, MATRIX, url_of
 from tests.webhooks import signed
 
@@ -148,7 +149,7 @@ def test_exceptions_of_the_client_never_carry_the_key(secrets):
 def test_error_pages_show_no_secret(client_as, secrets, settings, all_logs):
     settings.ROOT_URLCONF = "tests.security.urls_failing"
     client = client_as("compliance")
-    forbidden = client.get(reverse("backoffice-list-audit-events"))
+    forbidden = client.get(reverse("core-list-audit-events"))
     missing = client.get("/no/such/page/")
     assert (forbidden.status_code, missing.status_code) == (403, 404)
     quiet = Client(raise_request_exception=False)
@@ -169,7 +170,7 @@ def test_error_pages_show_no_secret(client_as, secrets, settings, all_logs):
 
 def test_webhooks_leave_no_secret_anywhere(client, secrets, all_logs):
     """Signed events (whose processing then fails at the API), forged and stale ones."""
-    url = reverse("backoffice-receive-webhook")
+    url = reverse("mirror-receive-webhook")
     other = "whsec_" + base64.b64encode(b"not-our-secret-at-all-0123456789").decode()
     answers = []
     for i in range(4):
@@ -202,10 +203,10 @@ def test_webhooks_leave_no_secret_anywhere(client, secrets, all_logs):
 @pytest.fixture
 def nai_customer(upstream, settings):
     """An individual in NEEDS_ADDITIONAL_INFORMATION, in the sandbox and the mirror."""
-    from backoffice.mirror import Source
-    from backoffice.paymentsapi import get_client
+    from core.mirrored import Source
     from customers.models import Customer
     from customers.services import customers_upsert
+    from paymentsapi import get_client
     from tests.payments.transactions_helpers import KYC
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
@@ -241,7 +242,7 @@ def test_a_national_id_number_appears_only_masked(client_as, nai_customer, all_l
     seen = [
         client.get(response["Location"]).content.decode(),
         client.get(url).content.decode(),
-        client_as("admin").get(reverse("backoffice-list-audit-events")).content.decode(),
+        client_as("admin").get(reverse("core-list-audit-events")).content.decode(),
         client.get(reverse("customers-list-customers")).content.decode(),
         audit_text(),
         log_text(all_logs),

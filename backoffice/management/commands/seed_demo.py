@@ -7,7 +7,7 @@ from django.core.management import call_command, get_commands
 from django.core.management.base import BaseCommand, CommandError
 from django.test import override_settings
 
-from backoffice.roles import Role
+from core.roles import Role
 
 
 class Command(BaseCommand):

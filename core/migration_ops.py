@@ -1,0 +1,23 @@
+"""Take over the tables of a database made when these models lived in the project package.
+
+Such a database has the ``backoffice_*`` tables and content types; a new one has neither,
+and the operation does nothing there.
+"""
+
+from django.db import migrations
+
+
+def adopt_tables(app_label: str, model_names: list[str]) -> migrations.RunPython:
+    def forwards(apps, schema_editor):
+        existing = set(schema_editor.connection.introspection.table_names())
+        for name in model_names:
+            model = apps.get_model(app_label, name)
+            old = f"backoffice_{name}"
+            if model._meta.managed and old in existing and model._meta.db_table not in existing:
+                schema_editor.alter_db_table(model, old, model._meta.db_table)
+        content_type = apps.get_model("contenttypes", "ContentType")
+        for name in model_names:
+            if not content_type.objects.filter(app_label=app_label, model=name).exists():
+                content_type.objects.filter(app_label="backoffice", model=name).update(app_label=app_label)
+
+    return migrations.RunPython(forwards, migrations.RunPython.noop)

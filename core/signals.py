@@ -1,0 +1,26 @@
+from django.apps import apps as global_apps
+from django.contrib.auth.signals import user_logged_in, user_logged_out
+from django.db import transaction
+from django.dispatch import receiver
+
+from .audit import audit_record
+from .roles import sync_role_groups
+
+
+@receiver(user_logged_in)
+def record_login(sender, request, user, **kwargs):
+    with transaction.atomic():
+        audit_record(actor=user, action="auth.login", target_kind="user", target_id=user.pk)
+
+
+@receiver(user_logged_out)
+def record_logout(sender, request, user, **kwargs):
+    if user is not None:
+        with transaction.atomic():
+            audit_record(actor=user, action="auth.logout", target_kind="user", target_id=user.pk)
+
+
+def sync_roles_after_migrate(sender, apps=global_apps, **kwargs):
+    """After every `migrate`, each role's group holds exactly the permissions of ROLE_PERMISSIONS
+    (auth's own post_migrate handler has made the permissions by then)."""
+    sync_role_groups(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))

@@ -1,0 +1,166 @@
+"""Full syncs of the mirror and the refresh of open transactions.
+
+One lock for all syncs: two never run at once, on one machine or many. Pages are written
+as they arrive, so a sync that fails or is killed half-way keeps what it stored, and the
+next run simply goes over everything again (upserts are idempotent).
+"""
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+
+from django.utils import timezone
+
+from core.locks import hold_lock
+from core.mirrored import Source
+from core.upsert import UpsertCounts
+from customers.models import Customer
+from customers.services import customers_mark_missing, customers_upsert
+from payments.models import TERMINAL_TRANSACTION_STATUSES, Transaction
+from payments.services import (
+    payment_accounts_mark_missing,
+    payment_accounts_merge_completed_forms,
+    payment_accounts_upsert,
+    transactions_upsert,
+)
+from paymentsapi import PaymentsApiError, get_client
+
+from .models import SyncRun
+
+log = logging.getLogger(__name__)
+
+PAGE_SIZE = 100
+LOCK_TTL = dt.timedelta(minutes=10)
+
+Progress = Callable[[int], None]
+
+
+def _noop(_n: int) -> None:
+    pass
+
+
+INTERRUPTED = "Interrupted: the process ended before the run finished (closed by the next run)."
+
+
+def _run(kind: str, work: Callable[[SyncRun, object], UpsertCounts]) -> SyncRun:
+    """One run under the sync lock (LockHeld when another holds it; no run is recorded then)."""
+    with hold_lock("mirror-sync", ttl=LOCK_TTL) as lease:
+        _close_interrupted_runs()
+        run = SyncRun.objects.create(kind=kind)
+        try:
+            counts = work(run, lease)
+        except PaymentsApiError as exc:
+            run.outcome, run.error = SyncRun.Outcome.FAILED, str(exc)[:500]
+            log.warning("The %s sync failed: %s", kind, exc)
+        else:
+            run.outcome = SyncRun.Outcome.SUCCEEDED
+            run.counts = counts.as_dict()
+        run.finished_at = timezone.now()
+        run.save()
+    return run
+
+
+def _close_interrupted_runs() -> None:
+    """Runs still "running" when the lock is ours died with their process (killed, OOM,
+    deploy): every run holds the one lock, so none of them is alive. Marked failed, they no
+    longer pretend to run; what they stored stays, and this run goes over everything again."""
+    closed = SyncRun.objects.filter(outcome=SyncRun.Outcome.RUNNING).update(
+        outcome=SyncRun.Outcome.FAILED, error=INTERRUPTED, finished_at=timezone.now()
+    )
+    if closed:
+        log.warning("Closed %d sync run(s) left running by a process that died", closed)
+
+
+def _paged(run, lease, list_page, upsert, mark_missing, progress) -> UpsertCounts:
+    counts, token = UpsertCounts(), None
+    while True:
+        # The client retries a failed GET with backoff; what still fails ends the run,
+        # and the pages already stored stay stored.
+        try:
+            page = list_page(token)
+        except PaymentsApiError:
+            counts.failed += 1
+            run.counts = counts.as_dict()
+            raise
+        counts.add(upsert(page.items))
+        progress(len(page.items))
+        lease.extend()
+        token = page.next_page_token
+        if not token:
+            break
+    # Only a complete pass may say what vanished upstream.
+    counts.missing = mark_missing(not_seen_since=run.started_at)
+    return counts
+
+
+def sync_customers(*, client=None, progress: Progress = _noop) -> SyncRun:
+    client = client or get_client()
+    return _run(
+        "customers",
+        lambda run, lease: _paged(
+            run,
+            lease,
+            lambda token: client.list_customers(page_token=token, page_size=PAGE_SIZE),
+            lambda items: customers_upsert(items=items, seen_by=Source.SYNC),
+            customers_mark_missing,
+            progress,
+        ),
+    )
+
+
+def sync_payment_accounts(*, client=None, progress: Progress = _noop) -> SyncRun:
+    client = client or get_client()
+    return _run(
+        "payment-accounts",
+        lambda run, lease: _paged(
+            run,
+            lease,
+            lambda token: client.list_payment_accounts(page_token=token, page_size=PAGE_SIZE),
+            lambda items: payment_accounts_upsert(items=items),
+            _merge_then_mark_missing,
+            progress,
+        ),
+    )
+
+
+def _merge_then_mark_missing(*, not_seen_since) -> int:
+    payment_accounts_merge_completed_forms(not_seen_since=not_seen_since)
+    return payment_accounts_mark_missing(not_seen_since=not_seen_since)
+
+
+def refresh_open_transactions(*, client=None, progress: Progress = _noop) -> SyncRun:
+    """Re-read every transaction that is not in a final state (the API has no list of them)."""
+    client = client or get_client()
+
+    def work(run, lease):
+        counts = UpsertCounts()
+        open_ids = (
+            Transaction.objects.exclude(status__in=TERMINAL_TRANSACTION_STATUSES)
+            .order_by("id")
+            .values_list("transaction_id", flat=True)
+        )
+        for transaction_id in open_ids.iterator(chunk_size=500):
+            try:
+                item = client.get_transaction(transaction_id=transaction_id)
+            except PaymentsApiError as exc:
+                counts.failed += 1
+                log.warning("Could not refresh transaction %s: %s", transaction_id, exc)
+                continue
+            counts.add(transactions_upsert(items=[item], seen_by=Source.SYNC))
+            progress(1)
+            lease.extend()
+        return counts
+
+    return _run("transactions", work)
+
+
+def refresh_customer(*, customer_id: str, seen_by: Source = Source.STAFF, client=None) -> Customer:
+    """Re-read one customer from the API into the mirror (Refresh button, webhook)."""
+    client = client or get_client()
+    item = client.get_customer(customer_id=customer_id, include_payment_methods=True)
+    customers_upsert(items=[item], seen_by=seen_by)
+    return Customer.objects.get(customer_id=customer_id)
+
+
+def last_success(kind: str) -> SyncRun | None:
+    return SyncRun.objects.filter(kind=kind, outcome=SyncRun.Outcome.SUCCEEDED).order_by("-finished_at").first()

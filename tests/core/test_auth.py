@@ -1,0 +1,101 @@
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+
+from core.models import AuditEvent
+
+
+def login(client, username, password, address="10.0.0.1"):
+    return client.post(reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address)
+
+
+def test_login_page_renders(client):
+    response = client.get(reverse("login"))
+    assert response.status_code == 200
+    assert 'name="username"' in response.content.decode()
+
+
+def test_good_login_goes_home_and_is_audited(client, operations_user):
+    response = login(client, "operations-user", "correct horse battery")
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
+    event = AuditEvent.objects.get(action="auth.login")
+    assert event.actor == operations_user
+
+
+@pytest.mark.parametrize(("username", "password"), [("operations-user", "wrong"), ("nobody", "wrong")])
+def test_bad_login_shows_one_generic_message(client, operations_user, username, password):
+    response = login(client, username, password)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.count("Wrong username or password.") == 1
+    assert "inactive" not in html
+
+
+def test_five_failures_lock_the_user_at_that_address_for_15_minutes(client, operations_user):
+    for _ in range(5):
+        login(client, "operations-user", "wrong")
+    locked = login(client, "operations-user", "correct horse battery")
+    assert locked.status_code == 429
+    assert "locked for 15 minutes" in locked.content.decode()
+    # The same user from another address is not locked out.
+    other = login(Client(), "operations-user", "correct horse battery", address="10.0.0.2")
+    assert other.status_code == 302
+
+
+def test_lockout_cooloff_is_15_minutes():
+    assert settings.AXES_FAILURE_LIMIT == 5
+    assert settings.AXES_COOLOFF_TIME.total_seconds() == 15 * 60
+
+
+def test_logout_needs_post_and_ends_the_session(client, operations_user):
+    client.force_login(operations_user)
+    response = client.post(reverse("logout"))
+    assert response.status_code == 302
+    assert client.get(reverse("home")).status_code == 302
+    assert AuditEvent.objects.filter(action="auth.logout", actor=operations_user).count() == 1
+
+
+def test_post_without_csrf_token_is_refused(operations_user):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(operations_user)
+    response = client.post(reverse("logout"))
+    assert response.status_code == 403
+    assert "security token" in response.content.decode()
+
+
+def test_htmx_requests_carry_the_csrf_token(client, operations_user):
+    client.force_login(operations_user)
+    html = client.get(reverse("home")).content.decode()
+    assert "hx-headers='{&quot;X-CSRFToken&quot;" in html or 'hx-headers=\'{"X-CSRFToken"' in html
+
+
+def test_sessions_expire_after_8_hours_idle(client, operations_user, monkeypatch):
+    assert settings.SESSION_COOKIE_AGE == 8 * 3600
+    assert settings.SESSION_COOKIE_HTTPONLY is True
+    client.force_login(operations_user)
+    session_key = client.session.session_key
+    from django.contrib.sessions.models import Session
+
+    def expiry():
+        return Session.objects.get(session_key=session_key).expire_date
+
+    client.get(reverse("home"))
+    first = expiry()
+    # Within five minutes the session is not written again; after that its expiry moves on.
+    client.get(reverse("home"))
+    assert expiry() == first
+    import time
+
+    later = time.time() + 301
+    monkeypatch.setattr(time, "time", lambda: later)
+    client.get(reverse("home"))
+    assert expiry() > first
+
+
+def test_htmx_is_served_from_our_own_static_files(client, operations_user):
+    client.force_login(operations_user)
+    html = client.get(reverse("home")).content.decode()
+    assert '<script src="/static/django_htmx/htmx-2.min.js"' in html
+    assert "https://" not in html

@@ -1,0 +1,181 @@
+"""The inbox drains in batches: one re-read per record, leases, backoff, exactly once."""
+
+import datetime as dt
+import threading
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from customers.models import Customer
+from mirror import inbox, tasks
+from mirror.models import WebhookEvent
+from mirror.tasks import drain_webhook_inbox, sweep_webhook_inbox
+from paymentsapi.client import PaymentsApiClient
+from tests.mirror.test_webhook_flow import new_customer
+
+ON_POSTGRESQL = connection.vendor == "postgresql"
+
+
+def events_for(customer_id: str, n: int, *, prefix="evt") -> list[WebhookEvent]:
+    return [
+        WebhookEvent.objects.create(
+            event_id=f"{prefix}-{customer_id}-{i}",
+            event_type="customer.update",
+            payload={"data": {"customerId": customer_id}},
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.fixture
+def reads():
+    """Counts the client's customer re-reads (the real call still goes to the sandbox)."""
+    with mock.patch.object(
+        PaymentsApiClient, "get_customer", autospec=True, side_effect=PaymentsApiClient.get_customer
+    ) as spy:
+        yield spy
+
+
+def test_many_events_of_one_customer_cost_one_read_and_are_all_processed(upstream, reads):
+    grace = new_customer(upstream)["customerId"]
+    ada = upstream.call(
+        "POST",
+        "/customers",
+        {"customerType": "INDIVIDUAL", "email": "ada@example.com", "firstName": "Ada", "lastName": "L"},
+    )["customerId"]
+    events = events_for(grace, 5) + events_for(ada, 3)
+    unknown = WebhookEvent.objects.create(event_id="evt-x", event_type="payout.new", payload={"data": {}})
+
+    assert drain_webhook_inbox() == len(events) + 1
+
+    assert sorted(call.kwargs["customer_id"] for call in reads.call_args_list) == sorted([grace, ada])
+    assert set(Customer.objects.values_list("customer_id", flat=True)) == {grace, ada}
+    states = dict(WebhookEvent.objects.values_list("pk", "state"))
+    assert {states[e.pk] for e in events} == {"processed"}
+    assert states[unknown.pk] == "ignored"
+    assert set(WebhookEvent.objects.values_list("attempts", flat=True)) == {1}
+    assert not WebhookEvent.objects.exclude(not_before=None).exists()
+    # Nothing is left: a second drain reads nothing.
+    assert drain_webhook_inbox() == 0
+    assert reads.call_count == 2
+
+
+def test_a_failed_read_backs_off_and_the_sweep_takes_it_again_later(upstream):
+    grace = new_customer(upstream)["customerId"]
+    ok = events_for(grace, 1)[0]
+    gone = events_for("00000000-0000-4000-8000-000000000000", 2)
+    malformed = WebhookEvent.objects.create(event_id="evt-m", event_type="customer.update", payload={"data": {}})
+
+    drain_webhook_inbox()
+
+    ok.refresh_from_db()
+    assert ok.state == "processed"
+    for event in [*gone, malformed]:
+        event.refresh_from_db()
+        assert event.state == "failed" and event.attempts == 1 and event.last_error
+        assert event.not_before > timezone.now()
+    assert "NOT_FOUND" in gone[0].last_error and "customerId" in malformed.last_error
+    # During the backoff nothing takes them, not even the sweep.
+    WebhookEvent.objects.update(received_at=timezone.now() - dt.timedelta(minutes=5))
+    assert sweep_webhook_inbox() == 0
+    # After it, the sweep tries again, up to MAX_ATTEMPTS in all.
+    WebhookEvent.objects.update(not_before=timezone.now() - dt.timedelta(seconds=1))
+    assert sweep_webhook_inbox() == 3
+    assert set(WebhookEvent.objects.filter(state="failed").values_list("attempts", flat=True)) == {2}
+    WebhookEvent.objects.filter(state="failed").update(attempts=inbox.MAX_ATTEMPTS, not_before=None)
+    assert sweep_webhook_inbox() == 0
+
+
+def test_a_claimed_event_is_left_alone_until_its_lease_ends(upstream):
+    grace = new_customer(upstream)["customerId"]
+    [event] = events_for(grace, 1)
+    # A drain took it and died (killed, out of memory) before marking it.
+    assert [e.pk for e in inbox.claim()] == [event.pk]
+    assert drain_webhook_inbox() == 0
+    event.refresh_from_db()
+    assert (event.state, event.attempts) == ("received", 1)
+    # The lease ends: the next drain takes it and it is processed once.
+    WebhookEvent.objects.filter(pk=event.pk).update(not_before=timezone.now() - dt.timedelta(seconds=1))
+    assert drain_webhook_inbox() == 1
+    event.refresh_from_db()
+    assert (event.state, event.attempts) == ("processed", 2)
+
+
+@pytest.fixture
+def with_a_broker():
+    """Tasks are queued, not run: as with a broker."""
+    conf = drain_webhook_inbox.app.conf
+    conf.task_always_eager = False
+    yield
+    conf.task_always_eager = True
+
+
+def test_a_burst_of_events_queues_a_drain_that_starts_after_the_last_of_them(db, monkeypatch, with_a_broker):
+    monkeypatch.setattr(tasks, "_last_request", -tasks.REQUEST_EVERY)
+    clock = [1000.0]
+    monkeypatch.setattr(tasks.time, "monotonic", lambda: clock[0])
+    with mock.patch.object(drain_webhook_inbox, "apply_async") as queue:
+        for _ in range(20):  # 20 events within 0.19 s
+            tasks.request_drain()
+            clock[0] += 0.01
+        # One drain, delayed past the last of them: it sees them all.
+        queue.assert_called_once_with(countdown=tasks.REQUEST_EVERY)
+        clock[0] = 1000.0 + tasks.REQUEST_EVERY
+        tasks.request_drain()
+        assert queue.call_count == 2
+
+
+def test_an_unexpected_error_fails_the_batch_with_a_backoff(upstream, monkeypatch):
+    grace = new_customer(upstream)["customerId"]
+    events = events_for(grace, 2)
+    id_field, read, _upsert = inbox.KINDS["customer.update"]
+    monkeypatch.setitem(
+        inbox.KINDS, "customer.update", (id_field, read, mock.Mock(side_effect=RuntimeError("disk full")))
+    )
+    with mock.patch.object(inbox.log, "exception") as logged:
+        assert drain_webhook_inbox() == 2
+    logged.assert_called_once_with("A batch of %d webhook events failed", 2)
+    for event in events:
+        event.refresh_from_db()
+        assert event.state == "failed" and "disk full" in event.last_error and event.not_before > timezone.now()
+
+
+def test_a_drain_out_of_time_queues_the_next_one(upstream):
+    grace = new_customer(upstream)["customerId"]
+    events_for(grace, 3)
+    with mock.patch.object(drain_webhook_inbox, "delay") as delay:
+        assert tasks.drain_and_requeue(budget=dt.timedelta(0)) == 0
+    delay.assert_called_once_with()
+    assert WebhookEvent.objects.filter(state="received", attempts=0).count() == 3
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="concurrent drains need PostgreSQL (SKIP LOCKED); SQLite has one writer")
+@pytest.mark.django_db(transaction=True)
+def test_drains_running_at_once_take_each_event_exactly_once(upstream, monkeypatch):
+    customers = [new_customer(upstream)["customerId"] for _ in range(3)]
+    for customer_id in customers:
+        events_for(customer_id, 40)
+    monkeypatch.setattr(inbox, "BATCH", 7)
+    start = threading.Barrier(4)
+    errors = []
+
+    def run():
+        try:
+            start.wait()
+            inbox.drain()
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors
+    assert WebhookEvent.objects.count() == 120
+    assert set(WebhookEvent.objects.values_list("state", "attempts")) == {("processed", 1)}
+    assert Customer.objects.count() == 3

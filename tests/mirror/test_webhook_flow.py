@@ -1,0 +1,97 @@
+"""A status change in the sandbox reaches the mirror: event -> delivery -> inbox -> task -> mirror."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from customers.models import Customer
+from customers.services import customers_upsert
+from mirror.models import WebhookEvent, WebhookSecret
+from sandbox.models import Delivery, Event
+
+RECEIVER = "http://testserver/webhooks/payments"
+
+
+@pytest.fixture
+def registered(upstream, settings):
+    settings.PAYMENTS_WEBHOOK_SECRET = ""
+    call_command("register_webhook", "--url", RECEIVER, stdout=io.StringIO())
+    return upstream
+
+
+def new_customer(sandbox):
+    return sandbox.call(
+        "POST",
+        "/customers",
+        {"customerType": "INDIVIDUAL", "email": "grace@example.com", "firstName": "Grace", "lastName": "Hopper"},
+    )
+
+
+def test_register_webhook_stores_the_secret_once(registered, capsys):
+    assert WebhookSecret.objects.count() == 1
+    call_command("register_webhook", "--url", RECEIVER)
+    assert "registered already" in capsys.readouterr().out
+    assert WebhookSecret.objects.count() == 1
+    assert registered.call("GET", "/webhooks")["webhooks"][0]["url"] == RECEIVER
+
+
+def test_a_review_in_the_sandbox_reaches_the_mirror_through_the_webhook(registered, django_capture_on_commit_callbacks):
+    customer = new_customer(registered)
+    with django_capture_on_commit_callbacks(execute=True):
+        registered.call("PATCH", f"/customers/{customer['customerId']}", {"kycData": {"legalFirstName": "Grace"}})
+    with django_capture_on_commit_callbacks(execute=True):
+        registered.helper(f"customers/{customer['customerId']}/review", {"outcome": "ACTIVE", "issues": []})
+    assert Delivery.objects.filter(status="SUCCEEDED").count() >= 1
+    mirrored = Customer.objects.get(customer_id=customer["customerId"])
+    assert mirrored.status == "ACTIVE"
+    assert mirrored.status_changes.latest("id").seen_by == "webhook"
+    assert WebhookEvent.objects.filter(state="processed").count() == Event.objects.count()
+
+
+def test_the_same_event_delivered_twice_is_processed_once(registered, django_capture_on_commit_callbacks):
+    from sandbox.services.webhooks import deliver
+
+    customer = new_customer(registered)
+    with django_capture_on_commit_callbacks(execute=True):
+        registered.call("PATCH", f"/customers/{customer['customerId']}", {"kycData": {"legalFirstName": "Grace"}})
+    delivery = Delivery.objects.latest("created_at")
+    Delivery.objects.filter(pk=delivery.pk).update(status="PENDING")
+    deliver(delivery.pk)
+    events = WebhookEvent.objects.filter(event_id=str(delivery.event_id))
+    assert events.count() == 1
+    assert events.get().attempts == 1
+
+
+def test_events_out_of_order_leave_the_mirror_in_the_apis_current_state(registered, django_capture_on_commit_callbacks):
+    """The task re-reads the customer, so an old event processed last cannot roll back."""
+    from mirror.tasks import process_webhook_event
+
+    customer = new_customer(registered)
+    cid = customer["customerId"]
+    registered.call("PATCH", f"/customers/{cid}", {"kycData": {"legalFirstName": "Grace"}})
+    registered.helper(f"customers/{cid}/review", {"outcome": "ACTIVE", "issues": []})
+    # Both events arrive, newest first.
+    first = WebhookEvent.objects.create(
+        event_id="evt-new", event_type="customer.update", payload={"data": {"customerId": cid}}
+    )
+    second = WebhookEvent.objects.create(
+        event_id="evt-old", event_type="customer.update", payload={"data": {"customerId": cid}}
+    )
+    process_webhook_event(first.pk)
+    process_webhook_event(second.pk)
+    assert Customer.objects.get(customer_id=cid).status == "ACTIVE"
+
+
+def test_an_older_copy_from_a_slow_event_never_wins(registered):
+    from paymentsapi import get_client
+
+    customer = new_customer(registered)
+    cid = customer["customerId"]
+    old_copy = get_client().get_customer(customer_id=cid)
+    registered.call("PATCH", f"/customers/{cid}", {"kycData": {"legalFirstName": "Grace"}})
+    registered.helper(f"customers/{cid}/review", {"outcome": "REJECTED", "issues": []})
+    new_copy = get_client().get_customer(customer_id=cid)
+    customers_upsert(items=[new_copy], seen_by="webhook")
+    customers_upsert(items=[old_copy], seen_by="webhook")
+    assert Customer.objects.get(customer_id=cid).status == "REJECTED"
