@@ -8,3 +8,22 @@ class LoginForm(AuthenticationForm):
         "invalid_login": "Wrong username or password.",
         "inactive": "Wrong username or password.",
     }
+
+
+class ApiErrorsMixin:
+    """Puts the messages of a ValidationFailed on the fields they name.
+
+    `api_fields` maps an error path ("externalCryptoWallet.address.address") to a field; an
+    error on an unknown path becomes a form error that names the path.
+    """
+
+    api_fields: dict[str, str] = {}
+
+    def add_api_errors(self, messages_by_field: dict[str, list[str]]) -> None:
+        for path, messages in messages_by_field.items():
+            name = self.api_fields.get(path)
+            for message in messages:
+                if name in self.fields:
+                    self.add_error(name, message)
+                else:
+                    self.add_error(None, f"{path}: {message}" if path else message)

@@ -6,6 +6,8 @@ talks to the API first and leaves an audit event.
 
 import datetime as dt
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
@@ -28,16 +30,10 @@ from paymentsapi import (
 )
 
 from . import choices, selectors, services
-from .forms import (
-    ROW_FORMSETS,
-    AssignForm,
-    CustomerCreate,
-    HandoutForm,
-    KybEdit,
-    KycEdit,
-    NoteForm,
-    QueueFilterForm,
-)
+from .forms.casework import AssignForm, HandoutForm, NoteForm, QueueFilterForm
+from .forms.create import ROW_FORMSETS, CustomerCreate
+from .forms.kyb import KybEdit
+from .forms.kyc import KycEdit
 from .models import Customer, CustomerStatus, CustomerType, HostedLinkHandout
 from .templatetags.customers_extras import duration
 
@@ -289,57 +285,68 @@ def _status_notice(customer: Customer) -> str:
 @role_required("change_customers")
 @require_http_methods(["GET", "POST"])
 def edit_kyc(request, customer_id):
-    return _edit_profile(request, customer_id, "KYC")
+    return _edit_profile(request, customer_id, KYC_EDIT)
 
 
 @role_required("change_customers")
 @require_http_methods(["GET", "POST"])
 def edit_kyb(request, customer_id):
-    return _edit_profile(request, customer_id, "KYB")
+    return _edit_profile(request, customer_id, KYB_EDIT)
 
 
-# kind -> (customer type, form, template, service, its data argument, the other kind's URL)
-_PROFILE_EDITS = {
-    "KYC": (
-        CustomerType.INDIVIDUAL,
-        KycEdit,
-        "customers/edit_kyc.html",
-        "customer_update_kyc",
-        "kyc_data",
-        "customers-edit-kyb",
+@dataclass(frozen=True)
+class ProfileEdit:
+    """What differs between the KYC (individuals) and the KYB (businesses) editors."""
+
+    kind: str
+    customer_type: str
+    edit_class: type
+    template: str
+    other_url: str  # the other kind's editor, for a customer of the other type
+    send: Callable[..., Customer]  # (actor, customer, data, sections) -> the updated customer
+
+
+KYC_EDIT = ProfileEdit(
+    kind="KYC",
+    customer_type=CustomerType.INDIVIDUAL,
+    edit_class=KycEdit,
+    template="customers/edit_kyc.html",
+    other_url="customers-edit-kyb",
+    send=lambda *, actor, customer, data, sections: services.customer_update_kyc(
+        actor=actor, customer=customer, kyc_data=data, sections=sections
     ),
-    "KYB": (
-        CustomerType.BUSINESS,
-        KybEdit,
-        "customers/edit_kyb.html",
-        "customer_update_kyb",
-        "kyb_data",
-        "customers-edit-kyc",
+)
+KYB_EDIT = ProfileEdit(
+    kind="KYB",
+    customer_type=CustomerType.BUSINESS,
+    edit_class=KybEdit,
+    template="customers/edit_kyb.html",
+    other_url="customers-edit-kyc",
+    send=lambda *, actor, customer, data, sections: services.customer_update_kyb(
+        actor=actor, customer=customer, kyb_data=data, sections=sections
     ),
-}
+)
 
 
-def _edit_profile(request, customer_id, kind: str):
+def _edit_profile(request, customer_id, profile: ProfileEdit):
     """The KYC (individuals) or KYB (businesses) form: one flow, two kinds of data."""
-    customer_type, edit_class, template, service, argument, other = _PROFILE_EDITS[kind]
+    template = profile.template
     customer = _customer(customer_id)
-    if customer.customer_type != customer_type:
-        return redirect(other, customer_id=customer_id)
+    if customer.customer_type != profile.customer_type:
+        return redirect(profile.other_url, customer_id=customer_id)
     if data := _with_one_more_row(request):
-        edit = edit_class(data, request.FILES)
-        if kind == "KYB":
+        edit = profile.edit_class(data, request.FILES)
+        if profile is KYB_EDIT:
             edit.is_valid()
         return render(request, template, {"customer": customer, "edit": edit, "form": edit.form, "quiet": True})
-    edit = edit_class(*_bound(request))
+    edit = profile.edit_class(*_bound(request))
     if request.method == "POST" and edit.is_valid():
         api_data, sections = edit.api_data()
         if not api_data:
             edit.top_errors.append("Nothing to send: fill in at least one field.")
         else:
             try:
-                customer = getattr(services, service)(
-                    actor=request.user, customer=customer, sections=sections, **{argument: api_data}
-                )
+                customer = profile.send(actor=request.user, customer=customer, data=api_data, sections=sections)
             except ValidationFailed as exc:
                 edit.add_api_errors(exc.field_errors)
                 if not edit.top_errors:
@@ -347,7 +354,7 @@ def _edit_profile(request, customer_id, kind: str):
             except PaymentsApiError as exc:
                 edit.top_errors.append(_api_message(exc, "The update"))
             else:
-                return _updated(request, customer, kind, sections)
+                return _updated(request, customer, profile.kind, sections)
     context = {"customer": customer, "edit": edit, "form": edit.form, "notice": _status_notice(customer)}
     return render(request, template, context)
 

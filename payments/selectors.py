@@ -3,8 +3,6 @@
 import datetime as dt
 from dataclasses import dataclass
 
-import django_filters
-from django import forms
 from django.conf import settings
 from django.db.models import Case, CharField, Q, QuerySet, Value, When
 from django.utils import timezone
@@ -12,32 +10,7 @@ from django.utils import timezone
 from customers.models import Customer, CustomerStatus
 
 from .models import PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
-
-# The rails of the spec and the one currency each carries (docs/decisions/sandbox-payments.md).
-RAIL_CURRENCY = {
-    "ACH": "USD", "WIRE": "USD", "ACH_SAME_DAY": "USD", "SWIFT": "USD", "EC_LOCAL": "USD", "SV_LOCAL": "USD",
-    "SEPA": "EUR", "AE_UAEFTS": "AED", "AR_TRANSFERS_3": "ARS", "AU_BECS": "AUD", "BD_BEFTN": "BDT",
-    "BO_RTGS": "BOB", "BR_TED_DOC_PIX": "BRL", "CA_INTERAC": "CAD", "CL_TEF": "CLP", "CN_CNAPS": "CNY",
-    "CO_ACH": "COP", "CR_SINPE": "CRC", "CZ_CERTIS": "CZK", "DK_NEMKONTO_FI": "DKK", "DO_ACH": "DOP",
-    "EG_RTGS_IPN": "EGP", "GB_BACS_CHAPS_FPS": "GBP", "GH_GHIPSS": "GHS", "GT_ACH": "GTQ",
-    "HK_HKICL_CHATS_ECG": "HKD", "HU_GIRO": "HUF", "ID_SKN_RTGS": "IDR", "IL_ZAHAV": "ILS",
-    "IN_NEFT_RTGS_IMPS": "INR", "JM_LOCAL": "JMD", "JO_ACH": "JOD", "JP_ZENGIN": "JPY", "KE_KIBBS_PESALINK": "KES",
-    "KR_LOCAL": "KRW", "LK_LOCAL": "LKR", "MX_SPEI": "MXN", "MY_IBG_RENTAS": "MYR", "NG_NIBSS_NEFT": "NGN",
-    "NO_NICS": "NOK", "NP_LOCAL": "NPR", "NZ_LOCAL": "NZD", "PE_CCE": "PEN", "PH_INSTAPAY_PESONET": "PHP",
-    "PK_RAAST_IBFT": "PKR", "PL_ELIXIR_BLUE_CASH": "PLN", "QA_QPS": "QAR", "RO_RTGS": "RON", "SA_MADA": "SAR",
-    "SE_BANKGIROT": "SEK", "SG_FAST_MEPS": "SGD", "TH_BAHTNET_PROMPTPAY": "THB", "TR_FAST_EFT": "TRY",
-    "TZ_RTGS": "TZS", "VN_IBPS": "VND", "ZA_RTGS_EFT": "ZAR",
-}  # fmt: skip
-# Tokens each chain carries.
-CHAIN_TOKENS = {
-    "ARBITRUM": ["USDC", "USDT", "ETH"],
-    "BASE": ["USDC", "EURC", "ETH"],
-    "ETHEREUM": ["USDC", "USDT", "EURC", "ETH"],
-    "OPTIMISM": ["USDC", "USDT", "ETH"],
-    "POLYGON": ["USDC", "USDT"],
-    "SOLANA": ["USDC", "USDT", "EURC", "SOL"],
-}
-CHAINS = frozenset(CHAIN_TOKENS)
+from .rails import CHAIN_TOKENS, CHAINS, RAIL_CURRENCY
 
 
 @dataclass(frozen=True)
@@ -107,34 +80,6 @@ def quote_accounts(*, customer: Customer) -> tuple[list[PaymentAccount], list[Pa
 
 
 # --- The transactions list ----------------------------------------------------------------------
-
-
-def _date_input():
-    return forms.DateInput(attrs={"type": "date"})
-
-
-class TransactionFilter(django_filters.FilterSet):
-    status = django_filters.ChoiceFilter(choices=TransactionStatus.choices, label="Status", empty_label="Any")
-    customer = django_filters.CharFilter(field_name="customer__customer_id", label="Customer id")
-    created_from = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_from", label="Created from", widget=_date_input()
-    )
-    created_until = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_until", label="Created until", widget=_date_input()
-    )
-    correlation_id = django_filters.CharFilter(field_name="correlation_id", label="Correlation id")
-
-    class Meta:
-        model = Transaction
-        fields = []
-
-    def filter_from(self, queryset, name, value):
-        return queryset.filter(**{f"{name}__gte": dt.datetime.combine(value, dt.time.min, tzinfo=dt.UTC)})
-
-    def filter_until(self, queryset, name, value):
-        # The whole day counts: before the next midnight, a range the keyset index can seek.
-        start = dt.datetime.combine(value + dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
-        return queryset.filter(**{f"{name}__lt": start})
 
 
 def transactions_listed() -> QuerySet[Transaction]:

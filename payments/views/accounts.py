@@ -21,9 +21,11 @@ from paymentsapi import (
     get_client,
 )
 
-from ..account_forms import ACCOUNT_FORMS, CHAIN_TOKENS, TOKENS, PaymentAccountFilter
 from ..account_services import payment_account_create, payment_account_refresh
+from ..filters import PaymentAccountFilter
+from ..forms.accounts import ACCOUNT_FORMS
 from ..models import AutomationRule, PaymentAccount
+from ..rails import CHAIN_TOKENS, TOKENS
 
 PAGE_SIZE = 50
 # A balance is a nice-to-have on a page that is already shown: fail fast, never retry.

@@ -10,9 +10,9 @@ from core.access import role_required
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 
+from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import Quote, Transaction
 from ..selectors import customers_search, quote_accounts
-from ..transaction_forms import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..transaction_services import exchange_rate_preview, quote_create, quote_execute
 from .accounts import api_message, is_outage
 

@@ -8,7 +8,8 @@ from core.access import role_required
 from core.htmx import page_or_partial
 from paymentsapi import PaymentsApiError, ValidationFailed, get_client
 
-from ..account_forms import FIAT_CURRENCIES, TOKENS, ExchangeRateForm
+from ..forms.rates import ExchangeRateForm
+from ..rails import FIAT_CURRENCIES, TOKENS
 from .accounts import api_message
 
 

@@ -11,9 +11,11 @@ from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError, ValidationFailed
 
-from ..account_forms import FIAT_CURRENCIES, TOKENS, AutomationRuleFilter, AutomationRuleForm, describe_cron
 from ..account_services import automation_rule_create, automation_rule_update
+from ..filters import AutomationRuleFilter
+from ..forms.rules import AutomationRuleForm, describe_cron
 from ..models import AutomationRule, PaymentAccount
+from ..rails import FIAT_CURRENCIES, TOKENS
 from .accounts import api_message
 
 PAGE_SIZE = 50

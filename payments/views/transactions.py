@@ -14,17 +14,17 @@ from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError
 
+from ..filters import TransactionFilter
+from ..forms.transactions import BulkCancelForm, CancelForm, StuckForm
 from ..models import Transaction
 from ..selectors import (
     EXPORT_COLUMNS,
     STUCK_RULE_LABELS,
     StuckRule,
-    TransactionFilter,
     direction_of,
     transactions_listed,
     transactions_stuck,
 )
-from ..transaction_forms import BulkCancelForm, CancelForm, StuckForm
 from ..transaction_services import (
     CANCELLABLE_STATUSES,
     NotCancellable,

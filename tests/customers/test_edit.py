@@ -8,7 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from core.models import AuditEvent
-from customers.forms import KybForm, KycForm
+from customers.forms.kyb import KybForm
+from customers.forms.kyc import KycForm
 from customers.models import Customer, CustomerNote, HostedLinkHandout
 from customers.services import customers_upsert
 from paymentsapi import ApiUnavailable, ValidationFailed
@@ -271,7 +272,7 @@ def test_kyc_rules_are_checked_before_any_call(reviewer, nai_customer, monkeypat
 
 
 def test_documents_are_checked_for_type_and_size(reviewer, nai_customer, monkeypatch):
-    monkeypatch.setattr("customers.forms.MAX_DOCUMENT_BYTES", 100)
+    monkeypatch.setattr("customers.forms.fields.MAX_DOCUMENT_BYTES", 100)
     response = reviewer.post(
         kyc_url(nai_customer),
         {

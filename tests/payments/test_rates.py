@@ -95,7 +95,7 @@ def test_api_down(reader, monkeypatch):
 
 
 def test_every_rail_of_the_spec_prices_an_onramp(reader):
-    from payments.account_forms import CHAINS, RAILS
+    from payments.rails import CHAINS, RAILS
 
     assert len(RAILS) == 56 and len(CHAINS) == 6
     for rail in RAILS:

@@ -15,9 +15,11 @@ from django import forms
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from customers import forms as customer_forms
-from customers.forms import BusinessDocumentForm, DocumentField, KybForm, KycForm, PersonForm
-from payments.account_forms import ACCOUNT_FORMS, AutomationRuleForm
+from customers.forms.fields import DocumentField
+from customers.forms.kyb import BusinessDocumentForm, KybForm, PersonForm
+from customers.forms.kyc import IdentityDocumentForm, KycForm
+from payments.forms.accounts import ACCOUNT_FORMS
+from payments.forms.rules import AutomationRuleForm
 from tests.payments.transactions_helpers import sandbox_customer
 from tests.security.common import (
     MATRIX,
@@ -77,12 +79,10 @@ def targets(name: str, upstream) -> list[Target]:
     if name == "customers-edit-kyc":
         fields = _fields(KycForm)
         body = {"legal_first_name": "Ada"}
-        rows = getattr(customer_forms, "IdentityDocumentForm", None)  # further documents, as rows
-        if rows is not None:
-            fields.update(_fields(rows, "kyc_documents-0"))
-            management = {"kyc_documents-TOTAL_FORMS": "1", "kyc_documents-INITIAL_FORMS": "0"}
-            fields.update({key: forms.IntegerField() for key in management})
-            body.update(management)
+        fields.update(_fields(IdentityDocumentForm, "kyc_documents-0"))  # further documents, as rows
+        management = {"kyc_documents-TOTAL_FORMS": "1", "kyc_documents-INITIAL_FORMS": "0"}
+        fields.update({key: forms.IntegerField() for key in management})
+        body.update(management)
         return [Target(url_of(name), fields, body, multipart=True)]
     if name == "customers-edit-kyb":
         fields = {
@@ -94,32 +94,31 @@ def targets(name: str, upstream) -> list[Target]:
         body = {**_kyb_management(), "kyb-legal_business_name": "Acme Ltd", "persons-0-legal_first_name": "Ada"}
         return [Target(url_of(name), fields, body, multipart=True)]
     if name == "customers-create-customer":
-        from customers.forms import CustomerCreateForm
+        from customers.forms.create import CustomerCreateForm
 
         body = {"customer_type": "INDIVIDUAL", "email": "ada@example.com", "first_name": "Ada", "last_name": "L"}
         found = [Target(url_of(name), _fields(CustomerCreateForm), body)]
-        if hasattr(customer_forms, "CustomerCreate"):
-            # The KYC or KYB data may go with the creation: the same page, prefixed fields.
-            kyc = {**_fields(CustomerCreateForm), **_fields(KycForm, "kyc")}
-            found.append(Target(url_of(name), kyc, {**body, "kyc-legal_first_name": "Ada"}, multipart=True))
-            kyb = {**_fields(CustomerCreateForm), **_fields(KybForm, "kyb"), **_fields(PersonForm, "persons-0")}
-            business = {"customer_type": "BUSINESS", "email": "b@example.com", "business_name": "Acme"}
-            found.append(Target(url_of(name), kyb, {**business, **_kyb_management(1, 0)}, multipart=True))
+        # The KYC or KYB data may go with the creation: the same page, prefixed fields.
+        kyc = {**_fields(CustomerCreateForm), **_fields(KycForm, "kyc")}
+        found.append(Target(url_of(name), kyc, {**body, "kyc-legal_first_name": "Ada"}, multipart=True))
+        kyb = {**_fields(CustomerCreateForm), **_fields(KybForm, "kyb"), **_fields(PersonForm, "persons-0")}
+        business = {"customer_type": "BUSINESS", "email": "b@example.com", "business_name": "Acme"}
+        found.append(Target(url_of(name), kyb, {**business, **_kyb_management(1, 0)}, multipart=True))
         return found
     if name in ("customers-claim-next-case",):
-        from customers.forms import QueueFilterForm
+        from customers.forms.casework import QueueFilterForm
 
         return [Target(url_of(name), {**_fields(QueueFilterForm), "return_query": forms.CharField()}, base)]
     if name == "customers-assign-customer":
-        from customers.forms import AssignForm
+        from customers.forms.casework import AssignForm
 
         return [Target(url_of(name), {**_fields(AssignForm), "claim": forms.CharField()}, {})]
     if name == "customers-add-note":
-        from customers.forms import NoteForm
+        from customers.forms.casework import NoteForm
 
         return [Target(url_of(name), _fields(NoteForm), base)]
     if name == "customers-record-handout":
-        from customers.forms import HandoutForm
+        from customers.forms.casework import HandoutForm
 
         return [Target(url_of(name), _fields(HandoutForm), base)]
     if name == "payments-create-payment-account":
@@ -150,7 +149,7 @@ def targets(name: str, upstream) -> list[Target]:
         setup = sandbox_customer(upstream)
         wallet, bank = setup["wallet"]["paymentAccountId"], setup["bank"]["paymentAccountId"]
         if name == "payments-create-quote":
-            from payments.transaction_forms import QuoteForm
+            from payments.forms.transactions import QuoteForm
 
             fields = {**QuoteForm.base_fields, "customer": forms.CharField()}
             body = {
@@ -186,15 +185,15 @@ def targets(name: str, upstream) -> list[Target]:
             return [Target(reverse(name, kwargs={"pk": rule.pk}), _fields(AutomationRuleForm), body)]
         return [Target(url_of(name), _fields(AutomationRuleForm), body)]
     if name == "payments-execute-quote":
-        from payments.transaction_forms import ExecuteForm
+        from payments.forms.transactions import ExecuteForm
 
         return [Target(url_of(name), _fields(ExecuteForm), base)]
     if name == "payments-cancel-transaction":
-        from payments.transaction_forms import CancelForm
+        from payments.forms.transactions import CancelForm
 
         return [Target(url_of(name), _fields(CancelForm), base)]
     if name == "payments-bulk-cancel-transactions":
-        from payments.transaction_forms import BulkCancelForm
+        from payments.forms.transactions import BulkCancelForm
 
         return [Target(url_of(name), _fields(BulkCancelForm), base)]
     # Actions without a form (refresh, replay): junk fields must be ignored.

@@ -15,7 +15,9 @@ from django.utils.datastructures import MultiValueDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from customers.forms import BusinessDocumentForm, DocumentField, KybEdit, KybForm, KycForm, PersonForm
+from customers.forms.fields import DocumentField
+from customers.forms.kyb import BusinessDocumentForm, KybEdit, KybForm, PersonForm
+from customers.forms.kyc import KycForm
 from paymentsapi import types as api
 
 EXAMPLES = int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "60"))

@@ -6,8 +6,8 @@ from django import forms
 from django.conf import settings
 from django.urls import reverse
 
-from .models import Transaction
-from .selectors import STUCK_RULE_LABELS, StuckRule, account_options
+from ..models import Transaction
+from ..selectors import STUCK_RULE_LABELS, StuckRule, account_options
 
 MAX_BULK_CANCEL = 100
 

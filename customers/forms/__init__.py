@@ -1,0 +1,1 @@
+"""Forms of the compliance workspace, one module per page family."""

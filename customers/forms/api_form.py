@@ -1,0 +1,87 @@
+"""ApiForm: a form whose fields stand for places in the API's kycData/kybData.
+
+Each field of a KYC/KYB form stands for one place in the API's kycData/kybData (its `PATHS`
+table: field -> (path, section)); the same table builds the request from the form and puts
+the API's VALIDATION_ERROR paths back onto the fields. The spec's rules are checked here
+first, so a request the API would refuse is never sent."""
+
+import datetime as dt
+import itertools
+
+from django import forms
+
+NATIONAL_ID_FIELDS = ["national_id_type", "national_id_number", "national_id_issuing_country"]
+
+
+NATIONAL_ID_ON_CREATE = "KYC data sent with a new customer needs the national ID: its type, number and issuing country."
+
+
+NATIONAL_ID_MESSAGE = "Type, number and issuing country of the national ID go together: fill in all three, or none."
+
+
+class ApiForm(forms.Form):
+    """A form whose fields map to places in an API object.
+
+    PATHS: field name -> (path inside the object, section name). A field left empty is not
+    sent; `sections` names the parts that were (for the audit log: names, never values).
+    """
+
+    PATHS: dict[str, tuple[tuple, str]] = {}
+    SECTIONS: dict[str, str] = {}
+
+    def to_api(self, name, value):
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        return value
+
+    def api_data(self) -> tuple[dict, set[str]]:
+        data: dict = {}
+        sections: set[str] = set()
+        for name, (path, section) in self.PATHS.items():
+            value = self.cleaned_data.get(name)
+            if value in (None, "", []):
+                continue
+            set_path(data, path, self.to_api(name, value))
+            sections.add(section)
+        return data, sections
+
+    def field_for_path(self, path: tuple) -> str | None:
+        for name, (field_path, _section) in self.PATHS.items():
+            if tuple(field_path) == tuple(path):
+                return name
+        return None
+
+    def sections_with_fields(self):
+        """[(section title, [bound fields])] in the order of SECTIONS, for the template."""
+        grouped = {key: [] for key in self.SECTIONS}
+        for name, (_path, section) in self.PATHS.items():
+            grouped[section].append(self[name])
+        return [(self.SECTIONS[key], fields) for key, fields in grouped.items() if fields]
+
+
+def set_path(data: dict, path: tuple, value) -> None:
+    node = data
+    for key, next_key in itertools.pairwise(path):
+        if isinstance(key, int):
+            while len(node) <= key:
+                node.append({} if not isinstance(next_key, int) else [])
+            node = node[key]
+        else:
+            node = node.setdefault(key, [] if isinstance(next_key, int) else {})
+    node[path[-1]] = value
+
+
+def check_national_id_triple(form, names) -> None:
+    given = [name for name in names if form.cleaned_data.get(name)]
+    if given and len(given) < len(names):
+        for name in names:
+            if not form.cleaned_data.get(name) and name not in form.errors:
+                form.add_error(name, NATIONAL_ID_MESSAGE)
+
+
+def check_document_dates(form, issued, expires) -> None:
+    start, end = form.cleaned_data.get(issued), form.cleaned_data.get(expires)
+    if start and start > dt.date.today():
+        form.add_error(issued, "The issue date is in the future.")
+    if start and end and end <= start:
+        form.add_error(expires, "The expiry date must come after the issue date.")

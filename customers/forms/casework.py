@@ -1,0 +1,84 @@
+"""The queue's filters and the case work on a customer page: assign, note, hand out a link."""
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from ..models import CustomerStatus, CustomerType
+
+
+def colleagues():
+    """The active staff who may work on customers (compliance, admin), by username."""
+    return (
+        get_user_model()
+        .objects.filter(is_active=True, groups__permissions__codename="change_customers")
+        .distinct()
+        .order_by("username")
+    )
+
+
+class QueueFilterForm(forms.Form):
+    VIEWS = [("queue", "Needs a person"), ("all", "All customers")]
+    SORTS = [("age", "Oldest in state first"), ("updated", "Last update first")]
+    ASSIGNEES = [("", "Anyone"), ("me", "Me"), ("none", "Unassigned")]
+
+    view = forms.ChoiceField(choices=VIEWS, required=False, label="Show")
+    q = forms.CharField(
+        required=False,
+        max_length=254,
+        label="Name or e-mail starts with",
+        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+    )
+    status = forms.MultipleChoiceField(
+        choices=CustomerStatus.choices, required=False, label="Status", widget=forms.CheckboxSelectMultiple
+    )
+    type = forms.ChoiceField(choices=[("", "Any type"), *CustomerType.choices], required=False, label="Type")
+    organization = forms.CharField(required=False, max_length=64, label="Organization id")
+    issue = forms.CharField(
+        required=False,
+        max_length=64,
+        label="Issue code",
+        widget=forms.TextInput(attrs={"list": "issue-codes", "autocomplete": "off"}),
+    )
+    updated_since = forms.DateField(
+        required=False, label="Updated since", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    assignee = forms.ChoiceField(choices=ASSIGNEES, required=False, label="Assignee")
+    sort = forms.ChoiceField(choices=SORTS, required=False, label="Sort")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # One query for the select and its validation: a colleague's pk, as text.
+        self.colleague_choices = [(str(pk), name) for pk, name in colleagues().values_list("pk", "username")]
+        self.fields["assignee"].choices = [*self.ASSIGNEES, ("Colleagues", self.colleague_choices)]
+
+    def clean_issue(self):
+        return self.cleaned_data["issue"].strip().upper()
+
+    def clean_q(self):
+        return self.cleaned_data["q"].strip()
+
+
+class AssignForm(forms.Form):
+    """Claim (assign to me), hand to a colleague, or release a case."""
+
+    assignee = forms.ModelChoiceField(
+        queryset=get_user_model().objects.none(), required=False, label="Assign to", empty_label="Nobody"
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only those who may work on customers can be given a case.
+        self.fields["assignee"].queryset = colleagues()
+
+
+class NoteForm(forms.Form):
+    body = forms.CharField(
+        label="Internal note",
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Seen by staff only; never sent to the Payments API.",
+    )
+
+
+class HandoutForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("copied", "copied"), ("opened", "opened"), ("refill", "refill")])

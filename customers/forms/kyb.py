@@ -1,0 +1,263 @@
+"""The KYB editor: the business, its associated persons and its documents."""
+
+from decimal import Decimal
+
+from django import forms
+
+from .. import choices
+from .api_form import ApiForm, check_national_id_triple
+from .fields import (
+    DocumentField,
+    MaskedIdInput,
+    PastDateField,
+    PhoneField,
+    StreetField,
+    choice_field,
+    country_field,
+    text_field,
+    yes_no_field,
+)
+from .rows import RowFormSet, row_formset, rows_valid
+
+
+class PersonForm(ApiForm):
+    """One associated person of a business (a row of the KYB form's formset)."""
+
+    SECTIONS = {"person": "Person", "address": "Address", "national_id": "National ID", "documents": "Document"}
+
+    legal_first_name = text_field("Legal first name", autocomplete="off")
+    legal_middle_name = text_field("Legal middle name", autocomplete="off")
+    legal_last_name = text_field("Legal last name", autocomplete="off")
+    email = forms.EmailField(label="E-mail", required=False, max_length=254)
+    phone_number = PhoneField(label="Phone number")
+    date_of_birth = PastDateField(label="Date of birth", required=False)
+    nationality = country_field("Nationality")
+    title = text_field("Title", max_length=100, help_text="Role in the business, e.g. CEO.")
+    ownership_percentage = forms.DecimalField(
+        label="Ownership (%)",
+        required=False,
+        min_value=0,
+        max_value=100,
+        max_digits=7,
+        decimal_places=4,
+        help_text="In percent: 25 means a quarter (sent as 0.25).",
+    )
+    is_control_person = forms.BooleanField(label="Control person", required=False)
+    is_signer = forms.BooleanField(label="Signer", required=False)
+    is_director = forms.BooleanField(label="Director", required=False)
+    street_line1 = StreetField("Street line 1")
+    street_line2 = StreetField("Street line 2")
+    city = text_field("City", max_length=100)
+    state_region_province = text_field("State, region or province", max_length=100)
+    postal_code = text_field("Postal code", max_length=20)
+    country_code = country_field("Country")
+    locale = text_field("Locale", max_length=20, help_text="Language and region, e.g. en-US.")
+    national_id_type = choice_field("ID type", choices.NATIONAL_ID_TYPES)
+    national_id_number = forms.CharField(label="ID number", max_length=64, required=False, widget=MaskedIdInput())
+    national_id_issuing_country = country_field("Issuing country")
+    document_type = choice_field("Document type", choices.DOCUMENT_TYPES)
+    document_subtype = choice_field("Document kind", choices.DOCUMENT_SUBTYPES)
+    front_image = DocumentField("Front of the ID")
+    back_image = DocumentField("Back of the ID")
+    proof_of_address_image = DocumentField("Proof of address")
+
+    PATHS = {
+        "legal_first_name": (("legalFirstName",), "person"),
+        "legal_middle_name": (("legalMiddleName",), "person"),
+        "legal_last_name": (("legalLastName",), "person"),
+        "email": (("email",), "person"),
+        "phone_number": (("phoneNumber",), "person"),
+        "date_of_birth": (("dateOfBirth",), "person"),
+        "nationality": (("nationality",), "person"),
+        "title": (("title",), "person"),
+        "ownership_percentage": (("ownershipPercentage",), "person"),
+        "is_control_person": (("isControlPerson",), "person"),
+        "is_signer": (("isSigner",), "person"),
+        "is_director": (("isDirector",), "person"),
+        "street_line1": (("address", "streetLine1"), "address"),
+        "street_line2": (("address", "streetLine2"), "address"),
+        "city": (("address", "city"), "address"),
+        "state_region_province": (("address", "stateRegionProvince"), "address"),
+        "postal_code": (("address", "postalCode"), "address"),
+        "country_code": (("address", "countryCode"), "address"),
+        "locale": (("address", "locale"), "address"),
+        "national_id_type": (("nationalIdType",), "national_id"),
+        "national_id_number": (("nationalIdNumber",), "national_id"),
+        "national_id_issuing_country": (("nationalIdIssuingCountry",), "national_id"),
+        "document_type": (("documents", 0, "type"), "documents"),
+        "document_subtype": (("documents", 0, "subtype"), "documents"),
+        "front_image": (("documents", 0, "frontIdImage"), "documents"),
+        "back_image": (("documents", 0, "backIdImage"), "documents"),
+        "proof_of_address_image": (("documents", 0, "proofOfAddressImage"), "documents"),
+    }
+
+    def to_api(self, name, value):
+        if name == "ownership_percentage":
+            return (value / Decimal(100)).normalize()  # 25 % -> 0.25, as the API wants
+        return super().to_api(name, value)
+
+    def api_data(self):
+        data, sections = super().api_data()
+        # Unticked boxes are a "no" for a person that is sent (a person is sent whole).
+        if data:
+            for name in ("is_control_person", "is_signer", "is_director"):
+                data.setdefault(self.PATHS[name][0][0], False)
+        return data, sections
+
+    def clean(self):
+        data = super().clean()
+        check_national_id_triple(self, ["national_id_type", "national_id_number", "national_id_issuing_country"])
+        return data
+
+
+class BusinessDocumentForm(ApiForm):
+    SECTIONS = {"document": "Business document"}
+
+    type = choice_field("Document type", choices.BUSINESS_DOCUMENT_TYPES)
+    document_image = DocumentField("File")
+    description = text_field("Description")
+
+    PATHS = {
+        "type": (("type",), "document"),
+        "document_image": (("documentImage",), "document"),
+        "description": (("description",), "document"),
+    }
+
+    def clean(self):
+        data = super().clean()
+        if data.get("document_image") and not data.get("type"):
+            self.add_error("type", "Choose what kind of document this is.")
+        return data
+
+
+class KybForm(ApiForm):
+    SECTIONS = {
+        "business": "Business",
+        "funds": "Funds and purpose",
+        "compliance": "Compliance",
+    }
+
+    legal_business_name = text_field("Legal business name")
+    dba_name = text_field("Trading name (DBA)")
+    business_type = choice_field("Legal form", choices.BUSINESS_TYPES)
+    business_industries = text_field("Industry code", max_length=100)
+    business_description = forms.CharField(
+        label="What the business does", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    website = forms.URLField(label="Website", required=False, max_length=300, assume_scheme="https")
+    other_links = forms.CharField(
+        label="Other links", required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text="One address a line."
+    )
+    formation_date = PastDateField(label="Formation date", required=False)
+    registration_country = country_field("Registration country")
+    business_registration_number = text_field("Registration number", max_length=100)
+    is_dao = yes_no_field("Is a DAO")
+    source_of_funds = choice_field("Source of funds", choices.KYB_SOURCES_OF_FUNDS)
+    source_of_funds_description = text_field("Source of funds, described")
+    account_purpose = choice_field("Account purpose", choices.KYB_ACCOUNT_PURPOSES)
+    account_purpose_other = text_field("Account purpose, other", help_text="When the purpose is Other.")
+    expected_monthly_volume_usd = choice_field("Expected monthly volume", choices.EXPECTED_MONTHLY_VOLUMES_USD)
+    estimated_annual_revenue_usd = choice_field("Estimated annual revenue", choices.ESTIMATED_ANNUAL_REVENUES_USD)
+    conducts_money_services = yes_no_field("Conducts money services")
+    conducts_money_services_description = text_field("Money services, described")
+    conducts_money_services_through_service = yes_no_field("Money services through this service")
+    operates_in_prohibited_countries = yes_no_field("Operates in prohibited countries")
+    compliance_screening_description = text_field("Compliance screening, described")
+    high_risk_activities = forms.MultipleChoiceField(
+        label="High-risk activities",
+        choices=choices.HIGH_RISK_ACTIVITIES,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    high_risk_activities_explanation = text_field("High-risk activities, explained")
+
+    PATHS = {
+        "legal_business_name": (("businessInfo", "legalBusinessName"), "business"),
+        "dba_name": (("businessInfo", "dbaName"), "business"),
+        "business_type": (("businessInfo", "businessType"), "business"),
+        "business_industries": (("businessInfo", "businessIndustries"), "business"),
+        "business_description": (("businessInfo", "businessDescription"), "business"),
+        "website": (("businessInfo", "website"), "business"),
+        "other_links": (("businessInfo", "otherLinks"), "business"),
+        "formation_date": (("businessInfo", "formationDate"), "business"),
+        "registration_country": (("businessInfo", "registrationCountry"), "business"),
+        "is_dao": (("businessInfo", "isDao"), "business"),
+        "business_registration_number": (("businessRegistrationNumber",), "business"),
+        "source_of_funds": (("sourceOfFunds",), "funds"),
+        "source_of_funds_description": (("sourceOfFundsDescription",), "funds"),
+        "account_purpose": (("accountPurpose",), "funds"),
+        "account_purpose_other": (("accountPurposeOther",), "funds"),
+        "expected_monthly_volume_usd": (("expectedMonthlyVolumeUsd",), "funds"),
+        "estimated_annual_revenue_usd": (("estimatedAnnualRevenueUsd",), "funds"),
+        "conducts_money_services": (("conductsMoneyServices",), "compliance"),
+        "conducts_money_services_description": (("conductsMoneyServicesDescription",), "compliance"),
+        "conducts_money_services_through_service": (("conductsMoneyServicesThroughService",), "compliance"),
+        "operates_in_prohibited_countries": (("operatesInProhibitedCountries",), "compliance"),
+        "compliance_screening_description": (("complianceScreeningDescription",), "compliance"),
+        "high_risk_activities": (("highRiskActivities",), "compliance"),
+        "high_risk_activities_explanation": (("highRiskActivitiesExplanation",), "compliance"),
+    }
+
+    def clean_other_links(self):
+        return [line.strip() for line in self.cleaned_data["other_links"].splitlines() if line.strip()]
+
+
+PersonFormSet = forms.formset_factory(
+    PersonForm, formset=RowFormSet, extra=0, can_delete=True, max_num=20, absolute_max=20
+)
+
+
+BusinessDocumentFormSet = forms.formset_factory(
+    BusinessDocumentForm, formset=RowFormSet, extra=0, can_delete=True, max_num=20, absolute_max=20
+)
+
+
+class KybEdit:
+    """The KYB editor: the business form, its persons and its documents, as one form.
+
+    Arrays replace on the API: when any person (or document) row is filled, all the rows
+    are sent, and they replace the ones on file.
+    """
+
+    def __init__(self, data=None, files=None):
+        self.form = KybForm(data, files, prefix="kyb")
+        self.persons = row_formset(PersonFormSet, data, files, "persons")
+        self.documents = row_formset(BusinessDocumentFormSet, data, files, "documents")
+        self.top_errors: list[str] = []
+        if data is None:
+            self.persons.extra = 1
+            self.documents.extra = 1
+
+    def is_valid(self) -> bool:
+        return all([self.form.is_valid(), rows_valid(self.persons), rows_valid(self.documents)])
+
+    def api_data(self) -> tuple[dict, set[str]]:
+        data, sections = self.form.api_data()
+        persons = [form.api_data()[0] for form in self.persons.rows_to_send()]
+        if any(persons):
+            data["associatedPersons"] = [p for p in persons if p]
+            sections.add("associated_persons")
+        documents = [form.api_data()[0] for form in self.documents.rows_to_send()]
+        if any(documents):
+            data["businessDocuments"] = [d for d in documents if d]
+            sections.add("business_documents")
+        return data, sections
+
+    def add_api_errors(self, errors) -> None:
+        """VALIDATION_ERROR details onto the fields, rows included; the rest at the top."""
+        rows = {
+            "associatedPersons": [f for f in self.persons.rows_to_send() if f.api_data()[0]],
+            "businessDocuments": [f for f in self.documents.rows_to_send() if f.api_data()[0]],
+        }
+        for error in errors:
+            path = tuple(error.path[1:]) if error.path[:1] == ("kybData",) else tuple(error.path)
+            target, name = self.form, self.form.field_for_path(path)
+            if name is None and len(path) >= 3 and path[0] in rows and isinstance(path[1], int):
+                forms_list = rows[path[0]]
+                if path[1] < len(forms_list):
+                    target = forms_list[path[1]]
+                    name = target.field_for_path(path[2:])
+            if name is not None:
+                target.add_error(name, error.message)
+            else:
+                self.top_errors.append(f"{error.field or 'Request'}: {error.message}")

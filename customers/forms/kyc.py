@@ -1,0 +1,178 @@
+"""The KYC editor: the person's data, the national ID and identity documents."""
+
+from django import forms
+
+from .. import choices
+from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_document_dates, check_national_id_triple
+from .fields import (
+    DocumentField,
+    MaskedIdInput,
+    PastDateField,
+    PhoneField,
+    choice_field,
+    country_field,
+    masked,
+    text_field,
+    yes_no_field,
+)
+from .rows import RowFormSet, row_formset, rows_valid, strip_root
+
+
+class IdentityDocumentForm(ApiForm):
+    """One identity document of an individual, with its images and proof of address.
+
+    KycForm holds the first document itself (a KYC update with one document needs no rows);
+    each further one is a row of IdentityDocumentFormSet (see KycEdit).
+    """
+
+    SECTIONS = {"documents": "Identity document and proof of address"}
+
+    document_type = choice_field("Document type", choices.DOCUMENT_TYPES)
+    document_subtype = choice_field("Document kind", choices.DOCUMENT_SUBTYPES)
+    document_country = country_field("Issued by")
+    document_number = text_field("Document number", max_length=64, autocomplete="off")
+    document_issued = forms.DateField(label="Issued on", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    document_expires = forms.DateField(
+        label="Expires on", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    front_image = DocumentField("Front of the ID")
+    back_image = DocumentField("Back of the ID", help_text="Not needed for a passport. PNG, JPEG or PDF, ≤ 10 MB.")
+    proof_of_address_image = DocumentField(
+        "Proof of address", help_text="Utility bill or bank statement, last 3 months. PNG, JPEG or PDF, ≤ 10 MB."
+    )
+    document_description = text_field("Description")
+
+    PATHS = {
+        "document_type": (("type",), "documents"),
+        "document_subtype": (("subtype",), "documents"),
+        "document_country": (("countryCode",), "documents"),
+        "document_number": (("documentIdNumber",), "documents"),
+        "document_issued": (("issuanceDate",), "documents"),
+        "document_expires": (("expirationDate",), "documents"),
+        "front_image": (("frontIdImage",), "documents"),
+        "back_image": (("backIdImage",), "documents"),
+        "proof_of_address_image": (("proofOfAddressImage",), "documents"),
+        "document_description": (("description",), "documents"),
+    }
+
+    def clean(self):
+        data = super().clean()
+        check_document_dates(self, "document_issued", "document_expires")
+        has_image = any(data.get(n) for n in ("front_image", "back_image"))
+        if has_image and not data.get("document_type"):
+            # The API reviews images of a GOVERNMENT_ID: say so rather than guess.
+            self.add_error("document_type", "Choose the document type of these images (usually Government ID).")
+        return data
+
+
+class KycForm(IdentityDocumentForm):
+    """An individual's KYC data; its document fields (inherited) are the first document."""
+
+    SECTIONS = {
+        "identity": "Identity",
+        "national_id": "National ID",
+        "profile": "Occupation, funds and purpose",
+        "documents": "Identity document and proof of address",
+    }
+
+    legal_first_name = text_field("Legal first name", autocomplete="off")
+    legal_middle_name = text_field("Legal middle name", autocomplete="off")
+    legal_last_name = text_field("Legal last name", autocomplete="off")
+    date_of_birth = PastDateField(label="Date of birth", required=False)
+    phone_number = PhoneField(label="Phone number")
+    nationality = country_field("Nationality")
+    national_id_type = choice_field("ID type", choices.NATIONAL_ID_TYPES)
+    national_id_number = forms.CharField(
+        label="ID number",
+        max_length=64,
+        required=False,
+        widget=MaskedIdInput(),
+        help_text="Never shown again once sent. Type, number and country go together.",
+    )
+    national_id_issuing_country = country_field("Issuing country")
+    employment_status = choice_field("Employment status", choices.EMPLOYMENT_STATUSES)
+    most_recent_occupation = text_field("Most recent occupation", max_length=100, help_text="Occupation code.")
+    source_of_funds = choice_field("Source of funds", choices.KYC_SOURCES_OF_FUNDS)
+    account_purpose = choice_field("Account purpose", choices.KYC_ACCOUNT_PURPOSES)
+    account_purpose_other = text_field("Account purpose, other", help_text="When the purpose is Other.")
+    expected_monthly_payments_usd = choice_field("Expected monthly payments", choices.EXPECTED_MONTHLY_PAYMENTS_USD)
+    is_intermediary = yes_no_field("Acts for someone else (intermediary)")
+
+    PATHS = {
+        "legal_first_name": (("legalFirstName",), "identity"),
+        "legal_middle_name": (("legalMiddleName",), "identity"),
+        "legal_last_name": (("legalLastName",), "identity"),
+        "date_of_birth": (("dateOfBirth",), "identity"),
+        "phone_number": (("phoneNumber",), "identity"),
+        "nationality": (("nationality",), "identity"),
+        "national_id_type": (("nationalIdType",), "national_id"),
+        "national_id_number": (("nationalIdNumber",), "national_id"),
+        "national_id_issuing_country": (("nationalIdIssuingCountry",), "national_id"),
+        "employment_status": (("employmentStatus",), "profile"),
+        "most_recent_occupation": (("mostRecentOccupation",), "profile"),
+        "source_of_funds": (("sourceOfFunds",), "profile"),
+        "account_purpose": (("accountPurpose",), "profile"),
+        "account_purpose_other": (("accountPurposeOther",), "profile"),
+        "expected_monthly_payments_usd": (("expectedMonthlyPaymentsUsd",), "profile"),
+        "is_intermediary": (("isIntermediary",), "profile"),
+        # The first document: documents[0].
+        **{name: (("documents", 0, *path), section) for name, (path, section) in IdentityDocumentForm.PATHS.items()},
+    }
+    field_order = list(PATHS)
+
+    def clean(self):
+        data = super().clean()
+        check_national_id_triple(self, NATIONAL_ID_FIELDS)
+        return data
+
+    def national_id_hint(self) -> str:
+        number = self.data.get(self.add_prefix("national_id_number"), "") if self.is_bound else ""
+        return masked(number) if number else ""
+
+
+IdentityDocumentFormSet = forms.formset_factory(
+    IdentityDocumentForm, formset=RowFormSet, extra=0, can_delete=True, max_num=20, absolute_max=20
+)
+
+
+class KycEdit:
+    """The KYC editor: the KYC form (holding the first identity document) and further
+    identity documents as rows. Documents replace on the API: all of them are sent together."""
+
+    def __init__(self, data=None, files=None, *, prefix=None):
+        self.form = KycForm(data, files, prefix=prefix)
+        self.documents = row_formset(IdentityDocumentFormSet, data, files, "kyc_documents")
+        self.top_errors: list[str] = []
+
+    def is_valid(self) -> bool:
+        return all([self.form.is_valid(), rows_valid(self.documents)])
+
+    def _document_forms(self) -> list[ApiForm]:
+        """The forms of the documents sent, in the request's order: documents[i] is the i-th."""
+        first = [self.form] if self.form.api_data()[0].get("documents") else []
+        return first + [row for row in self.documents.rows_to_send() if row.api_data()[0]]
+
+    def api_data(self) -> tuple[dict, set[str]]:
+        data, sections = self.form.api_data()
+        more = [row.api_data()[0] for row in self.documents.rows_to_send()]
+        if any(more):
+            data["documents"] = [*data.get("documents", []), *(d for d in more if d)]
+            sections.add("documents")
+        return data, sections
+
+    def add_api_errors(self, errors) -> None:
+        """VALIDATION_ERROR details onto the fields, document rows included; the rest at the top."""
+        documents = self._document_forms()
+        for error in errors:
+            path = strip_root(error.path, "kycData")
+            target, name = self.form, None
+            if len(path) >= 3 and path[0] == "documents" and isinstance(path[1], int):
+                if path[1] < len(documents):
+                    target = documents[path[1]]
+                    name = target.field_for_path(("documents", 0, *path[2:]) if target is self.form else path[2:])
+            else:
+                name = self.form.field_for_path(path)
+            if name is not None:
+                target.add_error(name, error.message)
+            else:
+                self.top_errors.append(f"{error.field or 'Request'}: {error.message}")

@@ -1,0 +1,75 @@
+"""Filters of the payments lists, bound to their querysets (django-filter)."""
+
+import datetime as dt
+
+import django_filters
+from django import forms
+
+from customers.models import Customer
+
+from .models import AutomationRule, PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
+
+
+class PaymentAccountFilter(django_filters.FilterSet):
+    account_type = django_filters.ChoiceFilter(
+        label="Type",
+        choices=[
+            (t, t.replace("_", " ").capitalize())
+            for t in (
+                "EXTERNAL_BANK_ACCOUNT",
+                "EXTERNAL_CRYPTO_WALLET",
+                "SERVICE_CRYPTO_WALLET",
+                "SERVICE_AUTO_FIAT_ACCOUNT",
+                "SERVICE_FIAT_ACCOUNT",
+            )
+        ],
+        empty_label="Any type",
+    )
+    status = django_filters.ChoiceFilter(label="Status", choices=PaymentAccountStatus.choices, empty_label="Any status")
+    customer = django_filters.CharFilter(label="Customer id", method="filter_customer")
+
+    class Meta:
+        model = PaymentAccount
+        fields = []
+
+    def filter_customer(self, queryset, name, value):
+        # A subquery on the customer's upstream id keeps the page one query and uses the
+        # (customer, first_seen_at, id) index.
+        return queryset.filter(customer__in=Customer.objects.filter(customer_id=value.strip()).values("pk"))
+
+
+class AutomationRuleFilter(django_filters.FilterSet):
+    customer = django_filters.CharFilter(label="Customer id", field_name="customer_upstream_id")
+    source = django_filters.CharFilter(label="Source account id", field_name="source_account_id")
+
+    class Meta:
+        model = AutomationRule
+        fields = []
+
+
+def _date_input():
+    return forms.DateInput(attrs={"type": "date"})
+
+
+class TransactionFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=TransactionStatus.choices, label="Status", empty_label="Any")
+    customer = django_filters.CharFilter(field_name="customer__customer_id", label="Customer id")
+    created_from = django_filters.DateFilter(
+        field_name="created_upstream_at", method="filter_from", label="Created from", widget=_date_input()
+    )
+    created_until = django_filters.DateFilter(
+        field_name="created_upstream_at", method="filter_until", label="Created until", widget=_date_input()
+    )
+    correlation_id = django_filters.CharFilter(field_name="correlation_id", label="Correlation id")
+
+    class Meta:
+        model = Transaction
+        fields = []
+
+    def filter_from(self, queryset, name, value):
+        return queryset.filter(**{f"{name}__gte": dt.datetime.combine(value, dt.time.min, tzinfo=dt.UTC)})
+
+    def filter_until(self, queryset, name, value):
+        # The whole day counts: before the next midnight, a range the keyset index can seek.
+        start = dt.datetime.combine(value + dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
+        return queryset.filter(**{f"{name}__lt": start})

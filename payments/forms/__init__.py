@@ -1,0 +1,1 @@
+"""Forms of the payments pages, one module per page family."""

@@ -1,0 +1,55 @@
+"""The exchange-rate calculator's form."""
+
+from django import forms
+
+from core.forms import ApiErrorsMixin
+
+from ..rails import PAYMENT_METHOD_CHOICES, rail_currency
+from .fields import AMOUNT, positive
+
+
+class ExchangeRateForm(ApiErrorsMixin, forms.Form):
+    source_payment_method = forms.ChoiceField(label="From (rail or chain)", choices=PAYMENT_METHOD_CHOICES)
+    source_currency = forms.CharField(
+        label="Source currency",
+        max_length=64,
+        required=False,
+        help_text="Blank: the rail's own currency.",
+        widget=forms.TextInput(attrs={"list": "currency-labels"}),
+    )
+    destination_payment_method = forms.ChoiceField(label="To (rail or chain)", choices=PAYMENT_METHOD_CHOICES)
+    destination_currency = forms.CharField(
+        label="Destination currency",
+        max_length=64,
+        required=False,
+        help_text="Blank: the rail's own currency.",
+        widget=forms.TextInput(attrs={"list": "currency-labels"}),
+    )
+    source_amount = forms.DecimalField(
+        label="Amount (optional)",
+        max_digits=38,
+        decimal_places=18,
+        required=False,
+        validators=[positive],
+        widget=AMOUNT,
+    )
+
+    api_fields = {
+        "sourcePaymentMethod": "source_payment_method",
+        "sourceCurrency": "source_currency",
+        "destinationPaymentMethod": "destination_payment_method",
+        "destinationCurrency": "destination_currency",
+        "sourceAmount": "source_amount",
+    }
+
+    def clean(self):
+        data = super().clean()
+        for side in ("source", "destination"):
+            method = data.get(f"{side}_payment_method")
+            currency = (data.get(f"{side}_currency") or "").strip()
+            if method and not currency:
+                currency = rail_currency(method) or ""
+                if not currency:
+                    self.add_error(f"{side}_currency", "Name the token for a chain (USDC, ETH, ...).")
+            data[f"{side}_currency"] = currency
+        return data

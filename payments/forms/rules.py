@@ -1,0 +1,188 @@
+"""The automation rule form: a transaction template and its trigger (cron or threshold)."""
+
+from cron_descriptor import get_description
+from croniter import croniter
+from django import forms
+
+from core.forms import ApiErrorsMixin
+from customers.models import Customer
+
+from ..models import PaymentAccount
+from ..rails import PAYMENT_METHOD_CHOICES
+from .fields import AMOUNT, positive
+
+
+def describe_cron(expression: str) -> str:
+    """The cron expression in plain words ("At 09:00 AM, Monday through Friday"), in UTC."""
+    try:
+        return get_description(expression) + " (UTC)"
+    except Exception:  # cron-descriptor raises several unrelated types for bad input
+        return expression
+
+
+class AutomationRuleForm(ApiErrorsMixin, forms.Form):
+    TRIGGER_CHOICES = [("CRON", "On a schedule (cron)"), ("THRESHOLD", "When the source balance reaches an amount")]
+
+    name = forms.CharField(label="Name", max_length=200)
+    customer_id = forms.CharField(label="Customer id", max_length=64)
+    source_account_id = forms.CharField(label="Source payment account id", max_length=64)
+    source_payment_method = forms.ChoiceField(label="Source payment method", choices=PAYMENT_METHOD_CHOICES)
+    source_currency = forms.CharField(
+        label="Source currency", max_length=64, widget=forms.TextInput(attrs={"list": "currency-labels"})
+    )
+    destination_account_id = forms.CharField(label="Destination payment account id", max_length=64)
+    destination_payment_method = forms.ChoiceField(label="Destination payment method", choices=PAYMENT_METHOD_CHOICES)
+    destination_currency = forms.CharField(
+        label="Destination currency", max_length=64, widget=forms.TextInput(attrs={"list": "currency-labels"})
+    )
+    amount = forms.DecimalField(
+        label="Amount (source currency)", max_digits=38, decimal_places=18, validators=[positive], widget=AMOUNT
+    )
+    developer_fee = forms.DecimalField(
+        label="Developer fee (USD)", max_digits=20, decimal_places=2, min_value=0, required=False, widget=AMOUNT
+    )
+    trigger_type = forms.ChoiceField(label="Trigger", choices=TRIGGER_CHOICES, widget=forms.RadioSelect)
+    cron_schedule = forms.CharField(
+        label="Cron schedule (5 fields, UTC)",
+        max_length=100,
+        required=False,
+        widget=forms.TextInput(attrs={"placeholder": "0 9 * * 1-5", "spellcheck": "false"}),
+    )
+    threshold_amount = forms.DecimalField(
+        label="Threshold amount (source currency)",
+        max_digits=38,
+        decimal_places=18,
+        required=False,
+        validators=[positive],
+        widget=AMOUNT,
+    )
+
+    api_fields = {
+        "name": "name",
+        "customerId": "customer_id",
+        "transactionTemplate.source.sourcePaymentAccountId": "source_account_id",
+        "transactionTemplate.source.sourcePaymentMethod": "source_payment_method",
+        "transactionTemplate.source.sourceCurrency": "source_currency",
+        "transactionTemplate.destination.destinationPaymentAccountId": "destination_account_id",
+        "transactionTemplate.destination.destinationPaymentMethod": "destination_payment_method",
+        "transactionTemplate.destination.destinationCurrency": "destination_currency",
+        "transactionTemplate.amount.value": "amount",
+        "transactionTemplate.amount": "amount",
+        "transactionTemplate.developerFee.developerFeeAmount": "developer_fee",
+        "transactionTemplate.developerFee": "developer_fee",
+        "trigger.cronSchedule": "cron_schedule",
+        "trigger.thresholdAmount": "threshold_amount",
+        "trigger": "trigger_type",
+    }
+    # The template's errors may also come without the "transactionTemplate." prefix.
+    api_fields |= {
+        path.removeprefix("transactionTemplate."): name
+        for path, name in api_fields.items()
+        if path.startswith("transactionTemplate.")
+    }
+
+    def __init__(self, *args, editing: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if editing:
+            # PUT may not change the owner (the API refuses it); keep it visible, not editable.
+            self.fields["customer_id"].disabled = True
+
+    def clean_cron_schedule(self):
+        value = " ".join(self.cleaned_data["cron_schedule"].split())
+        if value and (len(value.split()) != 5 or not croniter.is_valid(value)):
+            raise forms.ValidationError("Not a cron expression of five fields (minute hour day month weekday).")
+        return value
+
+    def clean(self):
+        data = super().clean()
+        trigger = data.get("trigger_type")
+        if trigger == "CRON" and not data.get("cron_schedule") and "cron_schedule" not in self.errors:
+            self.add_error("cron_schedule", "Needed for a scheduled rule.")
+        if trigger == "THRESHOLD" and data.get("threshold_amount") is None and "threshold_amount" not in self.errors:
+            self.add_error("threshold_amount", "Needed for a threshold rule.")
+        self._check_owners(data)
+        return data
+
+    def _check_owners(self, data) -> None:
+        """The customer and both accounts must be in the mirror, and the accounts the customer's
+        own (a destination may also be a third party's of the same organization): an id typed
+        or tampered with never reaches the API on behalf of another customer."""
+        customer_id = (data.get("customer_id") or "").strip()
+        if not customer_id:
+            return
+        customer = Customer.objects.filter(customer_id=customer_id).first()
+        if customer is None:
+            self.add_error("customer_id", "No customer with this id in the back-office; sync customers first.")
+            return
+        for name, may_be_third_party in (("source_account_id", False), ("destination_account_id", True)):
+            account_id = (data.get(name) or "").strip()
+            if not account_id or name in self.errors:
+                continue
+            account = PaymentAccount.objects.select_related("customer").filter(account_id=account_id).first()
+            if account is None:
+                self.add_error(name, "No payment account with this id in the back-office; sync accounts first.")
+            elif account.customer_upstream_id != customer.customer_id and not (
+                may_be_third_party
+                and account.is_third_party
+                and account.customer is not None
+                and account.customer.organization_id == customer.organization_id
+            ):
+                self.add_error(name, "This account belongs to another customer: a rule moves its own customer's money.")
+
+    def cron_words(self) -> str:
+        """The schedule in plain words: the checked input, else the rule's current one."""
+        if self.is_bound:
+            value = getattr(self, "cleaned_data", {}).get("cron_schedule")
+        else:
+            value = self.initial.get("cron_schedule")
+        return describe_cron(value) if value else ""
+
+    def template(self) -> dict:
+        data = self.cleaned_data
+        template = {
+            "source": {
+                "sourcePaymentAccountId": data["source_account_id"].strip(),
+                "sourcePaymentMethod": data["source_payment_method"],
+                "sourceCurrency": data["source_currency"].strip(),
+            },
+            "destination": {
+                "destinationPaymentAccountId": data["destination_account_id"].strip(),
+                "destinationPaymentMethod": data["destination_payment_method"],
+                "destinationCurrency": data["destination_currency"].strip(),
+            },
+            "amount": {"value": data["amount"]},
+        }
+        if data.get("developer_fee") is not None:
+            template["developerFee"] = {"developerFeeType": "USD", "developerFeeAmount": data["developer_fee"]}
+        return template
+
+    def trigger(self) -> dict:
+        data = self.cleaned_data
+        if data["trigger_type"] == "CRON":
+            return {"cronSchedule": data["cron_schedule"]}
+        return {"thresholdAmount": data["threshold_amount"]}
+
+    @classmethod
+    def initial_from(cls, rule) -> dict:
+        """The edit form's values from a mirrored rule (currencies are objects in the mirror)."""
+        template, trigger = rule.transaction_template or {}, rule.trigger or {}
+        source, destination = template.get("source", {}), template.get("destination", {})
+
+        def label(value):
+            return value.get("label") or value.get("contractAddress", "") if isinstance(value, dict) else value or ""
+
+        return {
+            "name": rule.name,
+            "customer_id": rule.customer_upstream_id,
+            "source_account_id": source.get("sourcePaymentAccountId", ""),
+            "source_payment_method": source.get("sourcePaymentMethod", ""),
+            "source_currency": label(source.get("sourceCurrency")),
+            "destination_account_id": destination.get("destinationPaymentAccountId", ""),
+            "destination_payment_method": destination.get("destinationPaymentMethod", ""),
+            "destination_currency": label(destination.get("destinationCurrency")),
+            "amount": (template.get("amount") or {}).get("value"),
+            "developer_fee": (template.get("developerFee") or {}).get("developerFeeAmount"),
+            "trigger_type": "CRON" if trigger.get("cronSchedule") else "THRESHOLD",
+            "cron_schedule": trigger.get("cronSchedule", ""),
+            "threshold_amount": trigger.get("thresholdAmount"),
+        }
