@@ -19,7 +19,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.access import role_required
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
-from payments.models import AutomationRule, PaymentAccount, Transaction
 from paymentsapi import (
     PaymentsApiError,
     RateLimited,
@@ -29,7 +28,7 @@ from paymentsapi import (
     ValidationFailed,
 )
 
-from . import choices, selectors, services
+from . import choices, page_sections, selectors, services
 from .forms.casework import AssignForm, HandoutForm, NoteForm, QueueFilterForm
 from .forms.create import ROW_FORMSETS, CustomerCreate
 from .forms.kyb import KybEdit
@@ -123,9 +122,7 @@ def view_customer(request, customer_id):
         "clock": selectors.case_clock(customer, changes),
         "notes": customer.notes.order_by("-created_at")[:50],
         "handouts": customer.link_handouts.order_by("-created_at")[:20],
-        "accounts": PaymentAccount.objects.filter(customer=customer).order_by("-id")[:20],
-        "transactions": Transaction.objects.filter(customer=customer).order_by("-id")[:20],
-        "rules": AutomationRule.objects.filter(customer=customer).order_by("-id")[:20],
+        "sections": page_sections.sections_for(customer),
         "can_change": can_change,
         "assign_form": AssignForm(initial={"assignee": customer.assignee_id}) if can_change else None,
         "note_form": NoteForm() if can_change else None,

@@ -3,3 +3,10 @@ from django.apps import AppConfig
 
 class PaymentsConfig(AppConfig):
     name = "payments"
+
+    def ready(self):
+        from customers import page_sections
+
+        from .selectors import customer_section
+
+        page_sections.register(customer_section)

@@ -8,6 +8,7 @@ from django.db.models import Case, CharField, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from customers.models import Customer, CustomerStatus
+from customers.page_sections import Section
 
 from .models import PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
 from .rails import CHAIN_TOKENS, CHAINS, RAIL_CURRENCY
@@ -163,3 +164,15 @@ def transactions_stuck(
         since = now - dt.timedelta(minutes=minutes)
         return rows.filter(status=TransactionStatus.CREATED, status_since__lt=since), ("status_since", "id")
     return rows.filter(status=TransactionStatus.AWAITING_TRANSFER, expires_at__lt=now), ("expires_at", "id")
+
+
+def customer_section(customer: Customer) -> Section:
+    """The customer page's section of payment accounts, transactions and rules (newest 20 each)."""
+    return Section(
+        template="payments/_customer_section.html",
+        context={
+            "accounts": list(customer.payment_accounts.order_by("-id")[:20]),
+            "transactions": list(customer.transactions.order_by("-id")[:20]),
+            "rules": list(customer.automation_rules.order_by("-id")[:20]),
+        },
+    )
