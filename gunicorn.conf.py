@@ -3,25 +3,18 @@ starts in, so `gunicorn backoffice.wsgi` needs nothing more (flags on the comman
 
 - Processes, one request at a time each (one thread), six per core: a request spends much
   of its time waiting on PostgreSQL or the Payments API, and a waiting process costs memory,
-  not processor. Threads in one process were measured slower under load: a thread that
-  comes back from a query waits for the interpreter lock behind the busy ones. On 2 cores,
-  with the same code, 12 processes x 1 thread gave a p95 of 113-197 ms in four runs where
-  4 x 4 gave 404 ms (bench/load.py; docs/benchmarks.md, "Load", fifth series). A page that
-  waits on a slow Payments API holds its process for at most the client's timeout, and the
-  circuit breaker stops the waiting once the API is seen failing.
+  not processor. Threads in one process measured slower under load: a thread that comes back
+  from a query waits for the interpreter lock behind the busy ones. A page that waits on a
+  slow Payments API holds its process for at most the client's timeout, and the circuit
+  breaker stops the waiting once the API is seen failing.
 - Except when this server is its own Payments API (no PAYMENTS_API_BASE_URL, the sandbox
   mounted as in backoffice/settings.py's one-machine default, or one naming this server):
   a page that calls the API needs the same server to answer that call meanwhile, which a
-  single-threaded process busy with the page cannot do; with every process busy the calls
-  wait for the client's timeout (measured: p95 3.6 s and 43 timeouts under bench/load.py
-  --sandbox mounted). Such a server runs 4 threads a process.
+  single-threaded process busy with the page cannot do. Such a server runs 4 threads a process.
 - Keep-alive of 5 s: a client sending many requests (the provider's webhooks, the load
   balancer) reuses its connection instead of a TCP handshake and an accept per request.
-  With 4 threaded processes, kept-alive connections piled up on some processes while others
-  idled, so keep-alive was off; with 12 single-threaded processes it measured better: p95
-  162 and 187 ms with it, 246-328 ms without it in the hour before, and gunicorn used
-  0.95 cores instead of 1.07 for the same requests.
 
+The measurements behind each choice are in docs/benchmarks.md ("Load", fifth series).
 WEB_CONCURRENCY sets the number of processes, GUNICORN_THREADS the threads of each.
 """
 

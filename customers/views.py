@@ -71,7 +71,7 @@ def list_customers(request):
     queryset, ordering = selectors.customer_queue(filters=filters, user=request.user)
     page = paginate_keyset(queryset, ordering=ordering, cursor=request.GET.get("cursor"), size=PAGE_SIZE)
     now = timezone.now()
-    # Per-row values computed here, not with template tags: the page must stay ~10 ms.
+    # Per-row values computed here, not with template tags: the queue must stay fast (docs/benchmarks.md).
     for customer in page.items:
         customer.clock = _row_clock(customer, now)
         customer.age = now - customer.status_since
