@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test lint chromium clean
+.PHONY: run test check lint chromium clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ lint: $(INSTALLED)
 
 test: $(INSTALLED) chromium lint
 	$(BIN)/pytest
+
+# The everyday loop: lint, the import contracts and the fast tests of the back-office's apps.
+check: lint
+	$(BIN)/pytest -x -m "not browser and not services and not slow" \
+	  tests/core tests/customers tests/payments tests/mirror tests/paymentsapi
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

@@ -36,6 +36,7 @@ def make_sandbox_customers(key, n, *, status="ACTIVE"):
     )
 
 
+@pytest.mark.slow
 def test_ten_thousand_customers_are_mirrored_exactly(upstream):
     make_sandbox_customers(upstream.key, 10_000)
     run = sync_customers()
