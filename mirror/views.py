@@ -14,19 +14,19 @@ from .tasks import process_webhook_event
 
 @role_required("view_audit")
 @require_GET
-def list_webhook_events(request):
+def list_inbox_events(request):
     queryset = WebhookEvent.objects.all()
     state = request.GET.get("state", "")
     if state in WebhookEvent.State.values:
         queryset = queryset.filter(state=state)
     page = paginate_keyset(queryset, ordering=("-received_at", "-id"), cursor=request.GET.get("cursor"), size=50)
-    template = page_or_partial(request, "mirror/webhook_events.html")
+    template = page_or_partial(request, "mirror/inbox.html")
     return render(request, template, {"page": page, "state": state, "states": WebhookEvent.State.choices})
 
 
 @role_required("manage_webhooks")
 @require_POST
-def replay_webhook_event(request, pk):
+def replay_inbox_event(request, pk):
     event = get_object_or_404(WebhookEvent, pk=pk)
     with transaction.atomic():
         WebhookEvent.objects.filter(pk=event.pk).update(
@@ -36,4 +36,4 @@ def replay_webhook_event(request, pk):
         transaction.on_commit(lambda: process_webhook_event.delay(event.pk))
     event.refresh_from_db()
     messages.success(request, f"Event {event.event_id} was replayed: now {event.get_state_display().lower()}.")
-    return redirect("mirror-list-webhook-events")
+    return redirect("mirror-list-inbox-events")

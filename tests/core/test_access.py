@@ -7,16 +7,12 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.converters import IntConverter, UUIDConverter
 
 from tests.conftest import ROLES
-from tests.core.access import ACCESS as BACKOFFICE
-from tests.customers.access import ACCESS as CUSTOMERS
-from tests.payments.access import ACCESS as PAYMENTS
+from tests.matrix import MATRIX
 
 # Pages anyone may reach: the login flow, the health probe, and the mounted sandbox (which
 # has its own API-key authentication).
 PUBLIC_NAMES = {"login", "logout", "healthz", "mirror-receive-webhook"}
 PUBLIC_PREFIXES = ("/sandbox/", "/static/")
-
-MATRIX = {**BACKOFFICE, **CUSTOMERS, **PAYMENTS}
 
 
 def _sample(converter):

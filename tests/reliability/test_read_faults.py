@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from mirror.models import SyncRun
+from tests.matrix import MATRIX
 from tests.payments.access_accounts import _account
-from tests.reliability.test_write_faults import MATRIX
 
 pytestmark = pytest.mark.django_db
 

@@ -20,16 +20,13 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from mirror.models import WebhookEvent
-from tests.core.access import ACCESS as BACKOFFICE_ACCESS
-from tests.customers.access import ACCESS as CUSTOMERS_ACCESS
-from tests.payments.access import ACCESS as PAYMENTS_ACCESS
+from tests.matrix import MATRIX
 from tests.payments.transactions_helpers import quote_post_data
 from tests.reliability.conftest import FAULT_MODES, RETRY_AFTER
 from tests.reliability.world import World
 
 pytestmark = pytest.mark.django_db
 
-MATRIX = {**BACKOFFICE_ACCESS, **CUSTOMERS_ACCESS, **PAYMENTS_ACCESS}
 
 # Writes of the matrix that never call the API: local case work only.
 NO_API_CALL = {
@@ -153,7 +150,7 @@ def _replay_event(world):
         payload={"data": {"customerId": world.individual.customer_id}},
         state=WebhookEvent.State.PROCESSED,
     )
-    return reverse("mirror-replay-webhook-event", args=[event.pk]), {}
+    return reverse("mirror-replay-inbox-event", args=[event.pk]), {}
 
 
 CASES = {
@@ -185,7 +182,7 @@ CASES = {
         "operations", _bulk_cancel, ("DELETE", "/transactions/"), "transaction.cancel", healthy_status=200
     ),
     # The replay's processing fails and says so in the inbox; the event is the record of it.
-    "mirror-replay-webhook-event": Case("admin", _replay_event, ("GET", "/customer/"), None),
+    "mirror-replay-inbox-event": Case("admin", _replay_event, ("GET", "/customer/"), None),
 }
 
 
@@ -241,7 +238,7 @@ def test_the_write_works_while_the_api_answers(
     assert response.status_code == case.healthy_status, html[:3000]
     method, path = case.call
     assert faulty_upstream.sent(method, path), [(r.method, r.url.path) for r in faulty_upstream.requests]
-    if name != "mirror-replay-webhook-event":
+    if name != "mirror-replay-inbox-event":
         assert mirror_state() != before, "a successful write changes the mirror"
     assert not AuditEvent.objects.filter(outcome="failure").exists()
 
@@ -266,7 +263,7 @@ def test_a_failing_api_changes_nothing_and_says_so(
     assert response.status_code in (200, 302), response.status_code
     assert "Traceback" not in html and faulty_upstream.sandbox.plain_key not in html
     assert "<h1>500 Internal Server Error" not in html
-    if name == "mirror-replay-webhook-event":
+    if name == "mirror-replay-inbox-event":
         event = WebhookEvent.objects.get(event_id="evt-replayed")
         assert event.state == WebhookEvent.State.FAILED and event.last_error
     else:

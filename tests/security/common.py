@@ -5,11 +5,8 @@ import hashlib
 
 from django.urls import reverse
 
-from tests.core.access import ACCESS as BACKOFFICE
-from tests.customers.access import ACCESS as CUSTOMERS
-from tests.payments.access import ACCESS as PAYMENTS
+from tests.matrix import MATRIX
 
-MATRIX = {**BACKOFFICE, **CUSTOMERS, **PAYMENTS}
 POSTS = sorted(name for name, access in MATRIX.items() if access.method == "post")
 GETS = sorted(name for name, access in MATRIX.items() if access.method == "get")
 

@@ -232,7 +232,7 @@ UNKNOWN_IDS = {
     "payments-refresh-transaction": {"transaction_id": "tx-nowhere"},
     "payments-confirm-cancel-transaction": {"transaction_id": "tx-nowhere"},
     "payments-cancel-transaction": {"transaction_id": "tx-nowhere"},
-    "mirror-replay-webhook-event": {"pk": 999_999},
+    "mirror-replay-inbox-event": {"pk": 999_999},
 }
 
 

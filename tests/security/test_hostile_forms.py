@@ -42,7 +42,7 @@ FORMLESS = {
     "customers-refresh-customer",
     "payments-refresh-payment-account",
     "payments-refresh-transaction",
-    "mirror-replay-webhook-event",
+    "mirror-replay-inbox-event",
 }
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 HUNDRED_MB_PLUS_ONE = 100 * 1024 * 1024 + 1
