@@ -1,10 +1,9 @@
-"""Webhook endpoints (CRUD, errors, secret once), signed deliveries, retries on the sandbox clock,
-and one delivery in-process to the back-office's own receiver."""
+"""Webhook endpoints (CRUD, errors, secret once), signed deliveries, retries on the sandbox clock.
+The back-office's receiver of these deliveries is tested in tests/backoffice/test_webhook_flow.py."""
 
 import datetime as dt
 import json
 import uuid
-from unittest import mock
 
 import httpx
 import pytest
@@ -441,47 +440,6 @@ def test_the_timeout_setting_reaches_the_client(settings):
     with service.delivery_client() as client:
         assert client.timeout.read == 2.5
         assert client.follow_redirects is False
-
-
-# --- End to end: the sandbox delivers to the back-office's receiver in-process --------------------
-
-
-def test_a_customer_update_reaches_the_back_office_inbox(
-    api, make_endpoint, active_customer, settings, in_process, django_capture_on_commit_callbacks
-):
-    from backoffice.models import WebhookEvent
-
-    created = make_endpoint(url="http://testserver/webhooks/payments")
-    settings.PAYMENTS_WEBHOOK_SECRET = created["secret"]
-    # The back-office's drain re-reads the customer through its API client; not under test here.
-    with (
-        mock.patch("backoffice.tasks.drain_webhook_inbox.delay") as process,
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        event = customer_update(active_customer["customerId"])
-
-    stored = WebhookEvent.objects.get()
-    assert stored.event_id == str(event.id)
-    assert stored.event_type == "customer.update"
-    assert stored.payload["data"]["customerId"] == active_customer["customerId"]
-    assert stored.payload["data"]["customerStatus"] == "ACTIVE"
-    process.assert_called_once_with()
-    delivery = only_delivery(api, created["webhookId"])
-    assert (delivery["status"], delivery["responseStatus"], delivery["attempts"]) == ("SUCCEEDED", 202, 1)
-
-
-def test_a_wrong_secret_is_refused_by_the_back_office_and_retried(
-    api, make_endpoint, active_customer, settings, in_process, django_capture_on_commit_callbacks
-):
-    from backoffice.models import WebhookEvent
-
-    created = make_endpoint(url="http://testserver/webhooks/payments")
-    settings.PAYMENTS_WEBHOOK_SECRET = service.new_secret()
-    with django_capture_on_commit_callbacks(execute=True):
-        customer_update(active_customer["customerId"])
-    assert WebhookEvent.objects.count() == 0
-    delivery = only_delivery(api, created["webhookId"])
-    assert (delivery["status"], delivery["responseStatus"]) == ("RETRYING", 401)
 
 
 def test_an_endpoint_deleted_during_an_attempt_drops_the_delivery(api, make_endpoint, active_customer, receiver):
