@@ -4,18 +4,15 @@ import base64
 import binascii
 import datetime as dt
 import json
-import logging
 import re
 import secrets
 import uuid
 from decimal import Decimal
-from functools import partial
 
 from django.db import transaction
 from django.db.models import F, Q
-from kombu.exceptions import OperationalError
 
-from .. import clock
+from .. import clock, signals
 from ..errors import ApiError, bad_request, detail, not_found, validation_error
 from ..models import (
     ApiKey,
@@ -28,8 +25,6 @@ from ..models import (
     PaymentAccountType,
 )
 from ..rates import Currency, amount_str, table
-
-logger = logging.getLogger(__name__)
 
 T = PaymentAccountType
 SERVICE_TYPES = {T.SERVICE_CRYPTO_WALLET, T.SERVICE_AUTO_FIAT_ACCOUNT, T.SERVICE_FIAT_ACCOUNT}
@@ -318,17 +313,7 @@ def _after_balance_change(account: PaymentAccount) -> None:
         return
     watched = AutomationRule.objects.filter(source_account_id=account.account_id, trigger__has_key="thresholdAmount")
     if watched.exists():
-        transaction.on_commit(partial(_queue_threshold_check, str(account.account_id)), robust=True)
-
-
-def _queue_threshold_check(account_id: str) -> None:
-    from ..tasks import check_threshold_rules
-
-    try:
-        check_threshold_rules.delay(account_id)
-    except OperationalError:
-        # No broker now: the periodic fire_due_automation_rules task checks every threshold.
-        logger.warning("Could not queue the threshold check of account %s; the sweep will do it", account_id)
+        signals.watched_balance_changed.send(sender=PaymentAccount, account_id=str(account.account_id))
 
 
 @transaction.atomic

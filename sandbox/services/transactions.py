@@ -17,26 +17,21 @@ applied once. Every status change emits `transaction.update`.
 import datetime as dt
 import hashlib
 import json
-import logging
 import uuid
-from functools import partial
 
 from django.conf import settings
 from django.core import signing
 from django.db import IntegrityError, transaction
-from kombu.exceptions import OperationalError
 
-from .. import clock
+from .. import clock, signals
 from ..errors import ApiError, bad_request, detail, error_body, flatten, not_found, validation_error
-from ..events import emit
 from ..models import ApiKey, CustomerStatus, IdempotencyRecord, Quote, Transaction, TransactionStatus
 from ..rates import Currency, amount_str, rate_str, table
 from ..serializers.transactions import TransactionCreateIn
 from .accounts import SERVICE_TYPES, T, balance_credit, balance_debit, balance_get, base58, check_organization, iso
 from .accounts import parse_id as _parse_id
+from .events import emit
 from .quotes import quote_currencies, quote_for_key
-
-logger = logging.getLogger(__name__)
 
 S = TransactionStatus
 TRANSFER_WINDOW = dt.timedelta(minutes=30)
@@ -353,17 +348,7 @@ def _begin_processing(tx: Transaction, source: Currency, now: dt.datetime) -> No
     tx.status = S.PROCESSING
     tx.source_reference_id = reference_id(source, f"source:{tx.pk}")
     tx.due_at = now + delay
-    transaction.on_commit(partial(_queue_completion, str(tx.pk), delay.total_seconds()), robust=True)
-
-
-def _queue_completion(transaction_id: str, countdown: float) -> None:
-    from ..tasks import complete_transaction
-
-    try:
-        complete_transaction.apply_async(args=[transaction_id], countdown=countdown)
-    except OperationalError:
-        # No broker now: the periodic task or the next read completes the transaction.
-        logger.warning("Could not queue the completion of transaction %s; the sweep will do it", transaction_id)
+    signals.processing_started.send(sender=Transaction, transaction_id=str(tx.pk), countdown=delay.total_seconds())
 
 
 def _end_processing(tx: Transaction, to: str) -> None:

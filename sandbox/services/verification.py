@@ -6,24 +6,20 @@ data alone, so that an integrator can steer a test customer to any outcome by wh
 The rules, issue codes and messages are listed in docs/decisions/sandbox-verification.md.
 
 A due review is completed by whichever comes first: the `sandbox.complete_review` task queued
-after commit (with the delay as countdown), the periodic `sandbox.complete_due_reviews` task,
+after commit (with the delay as countdown; signals.review_started), the periodic `sandbox.complete_due_reviews` task,
 or a read of the customer (`review_settle_if_due`), so that an embedded sandbox with eager
 Celery and no beat still moves on. Every path claims the row with a conditional UPDATE: a review
 is applied once, whoever runs it and however often.
 """
 
 import datetime as dt
-import logging
 
 from django.conf import settings
 from django.db import transaction
-from kombu.exceptions import OperationalError
 
-from .. import clock, tasks_verification
-from ..events import customer_event_data, emit
+from .. import clock, signals
 from ..models import Customer, CustomerStatus, CustomerType, VerificationIssue
-
-logger = logging.getLogger(__name__)
+from .events import customer_event_data, emit
 
 DEFAULT_REVIEW_DELAY_SECONDS = 5
 # Comprehensively embargoed countries (modelled on the OFAC programmes for Cuba, Iran,
@@ -84,17 +80,8 @@ def review_start(customer: Customer) -> Customer:
     customer.updated_at = now
     customer.save(update_fields=["status", "review_due_at", "updated_at"])
     emit_customer_update(customer)
-    customer_id, countdown = str(customer.pk), delay.total_seconds()
-    transaction.on_commit(lambda: _queue_review(customer_id, countdown))
+    signals.review_started.send(sender=Customer, customer_id=str(customer.pk), countdown=delay.total_seconds())
     return customer
-
-
-def _queue_review(customer_id: str, countdown: float) -> None:
-    try:
-        tasks_verification.complete_review.apply_async(args=[customer_id], countdown=countdown)
-    except OperationalError:
-        # No broker now: the periodic sweep or the next read completes the review.
-        logger.warning("Could not queue the review of customer %s; the sweep will complete it", customer_id)
 
 
 # --- Outcome -------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""sandbox.events: which endpoints an event goes to, when deliveries start, and the customer payload."""
+"""sandbox.services.events: which endpoints an event goes to, when deliveries start, and the customer payload."""
 
 import datetime as dt
 import uuid
@@ -9,9 +9,9 @@ import pytest
 from django.db import transaction
 
 from sandbox import clock
-from sandbox.events import EVENT_KINDS, customer_event_data, emit
 from sandbox.models import Customer, Delivery, DeliveryStatus, Event, WebhookEndpoint
 from sandbox.services import webhooks as service
+from sandbox.services.events import customer_event_data, emit
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def targets(event: Event) -> set:
 
 
 def test_the_known_kinds():
-    assert EVENT_KINDS == ("customer.update", "transaction.update", "payment_account.update")
+    assert service.EVENT_KINDS == ("customer.update", "transaction.update", "payment_account.update")
 
 
 def test_customer_update_goes_to_endpoints_that_list_it_or_nothing(org):

@@ -10,9 +10,9 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from sandbox import clock
-from sandbox.events import customer_event_data, emit
 from sandbox.models import Customer, Delivery, DeliveryStatus
 from sandbox.services import webhooks as service
+from sandbox.services.events import customer_event_data, emit
 
 from .conftest import assert_error
 

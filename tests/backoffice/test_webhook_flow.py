@@ -9,9 +9,9 @@ from django.core.management import call_command
 from backoffice.models import WebhookEvent, WebhookSecret
 from customers.models import Customer
 from customers.services import customers_upsert
-from sandbox.events import customer_event_data, emit
 from sandbox.models import Customer as SandboxCustomer
 from sandbox.models import Delivery, Event
+from sandbox.services.events import customer_event_data, emit
 from sandbox.services.webhooks import new_secret
 
 RECEIVER = "http://testserver/webhooks/payments"

@@ -3,24 +3,21 @@
     emit(organization_id=c.organization_id, event_type="customer.update", data=customer_event_data(c))
 
 stores the Event, makes one Delivery per endpoint of the organization that wants the kind
-(see services.webhooks.wants) and starts the deliveries once the surrounding database
-transaction commits, so a rolled-back change never reaches a receiver.
+(see services.webhooks.wants) and announces each (signals.delivery_created): sandbox/tasks.py
+starts the deliveries once the surrounding database transaction commits, so a rolled-back
+change never reaches a receiver.
 """
 
 import json
-from functools import partial
 from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
 
-from . import clock
-from .models import Customer, Delivery, DeliveryStatus, Event, WebhookEndpoint
-from .serializers.customers import CustomerSerializer
-from .services.webhooks import EVENT_KINDS, EXTENSION_EVENT_KINDS, SPEC_EVENT_KINDS, wants
-
-__all__ = ["EVENT_KINDS", "EXTENSION_EVENT_KINDS", "SPEC_EVENT_KINDS", "customer_event_data", "emit"]
+from .. import clock, signals
+from ..models import Customer, Delivery, DeliveryStatus, Event, WebhookEndpoint
+from ..serializers.customers import CustomerSerializer
+from .webhooks import EVENT_KINDS, wants
 
 
 def emit(*, organization_id, event_type: str, data: dict) -> Event:
@@ -41,16 +38,8 @@ def emit(*, organization_id, event_type: str, data: dict) -> Event:
         for e in endpoints
     )
     for delivery in deliveries:
-        # robust: the change is committed whatever happens here; deliver_due picks up a delivery
-        # whose task could not start (its next_attempt_at is already due).
-        transaction.on_commit(partial(_schedule, str(delivery.pk)), robust=True)
+        signals.delivery_created.send(sender=Delivery, delivery_id=str(delivery.pk))
     return event
-
-
-def _schedule(delivery_id: str) -> None:
-    from .tasks import deliver_webhook
-
-    deliver_webhook.delay(delivery_id)
 
 
 class _SandboxOrigin:
