@@ -24,7 +24,6 @@ from django.db.models import Count, F
 
 from . import clock
 from .auth import _digest
-from .kyc import CustomerCreateSerializer, CustomerUpdateSerializer
 from .models import (
     ApiKey,
     AutomationRule,
@@ -41,7 +40,9 @@ from .models import (
     TransactionStatus,
     WebhookEndpoint,
 )
-from .serializers.accounts import PaymentAccountCreateIn, aba_checksum_ok, validated
+from .serializers.accounts import PaymentAccountCreateIn, aba_checksum_ok
+from .serializers.customers import CustomerCreateSerializer, CustomerUpdateSerializer
+from .serializers.fields import validated
 from .serializers.quotes import QuoteCreateIn
 from .serializers.rules import RuleCreateIn
 from .services.accounts import base58, payment_account_create, payment_account_fund

@@ -3,7 +3,7 @@
 Each form field stands for one place in the API's kycData/kybData object (its `paths` table),
 so the same table builds the data from the form, prefills the form from the stored data on a
 refill, and maps the API validator's error paths back onto the fields. The API's rules are not
-repeated here: the view runs sandbox.kyc's validator on what the form builds.
+repeated here: the form runs the API's validator (sandbox.serializers.customers) on what it builds.
 
 A form edits one item of each list it touches (the government ID of `documents`, the first
 associated person, the first business document). Stored items it does not show are kept after
@@ -18,8 +18,9 @@ from decimal import Decimal
 import pycountry
 from django import forms
 
-from . import kyc
+from .kyc import choices
 from .serializers.accounts import BankAccountFormIn
+from .serializers.customers import CustomerUpdateSerializer
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 # Uploads are identified by their first bytes, never by name or declared type.
@@ -213,11 +214,11 @@ class ApiDataForm(forms.Form):
         return data
 
     def clean(self):
-        """The API's own validation (sandbox.kyc, as for PATCH /customers) of the data the form
+        """The API's own validation (serializers.customers, as for PATCH /customers) of the data the form
         builds, once the fields themselves are valid. Its result is `validated_data`."""
         cleaned = super().clean()
         if not self.errors:
-            serializer = kyc.CustomerUpdateSerializer(
+            serializer = CustomerUpdateSerializer(
                 data={self.data_key: self.api_data()}, partial=True, context={"customer_type": self.customer_type}
             )
             if serializer.is_valid():
@@ -255,10 +256,12 @@ class KycForm(ApiDataForm):
     national_id_issuing_country = country_field("National ID issued by")
     national_id_type = forms.CharField(label="National ID type", max_length=32, help_text="Lower case, e.g. ssn.")
     national_id_number = forms.CharField(label="National ID number", max_length=64)
-    employment_status = choice_field("Employment status", kyc.EMPLOYMENT_STATUSES)
-    source_of_funds = choice_field("Source of funds", kyc.KYC_SOURCES_OF_FUNDS)
-    account_purpose = choice_field("Purpose of the account", kyc.KYC_ACCOUNT_PURPOSES)
-    expected_monthly_payments_usd = choice_field("Expected monthly payments (USD)", kyc.EXPECTED_MONTHLY_PAYMENTS_USD)
+    employment_status = choice_field("Employment status", choices.EMPLOYMENT_STATUSES)
+    source_of_funds = choice_field("Source of funds", choices.KYC_SOURCES_OF_FUNDS)
+    account_purpose = choice_field("Purpose of the account", choices.KYC_ACCOUNT_PURPOSES)
+    expected_monthly_payments_usd = choice_field(
+        "Expected monthly payments (USD)", choices.EXPECTED_MONTHLY_PAYMENTS_USD
+    )
     id_subtype = forms.ChoiceField(label="Kind of ID", choices=_choices(ID_SUBTYPES, blank=None))
     id_country = country_field("ID issued by", required=False)
     id_number = forms.CharField(label="ID number", max_length=64, required=False)
@@ -320,7 +323,7 @@ class KybForm(ApiDataForm):
 
     legal_business_name = forms.CharField(label="Legal business name", max_length=300)
     dba_name = forms.CharField(label="Trading name (DBA)", max_length=300, required=False)
-    business_type = forms.ChoiceField(label="Legal form", choices=_choices(kyc.BUSINESS_TYPES))
+    business_type = forms.ChoiceField(label="Legal form", choices=_choices(choices.BUSINESS_TYPES))
     registration_country = country_field("Country of registration")
     business_registration_number = forms.CharField(label="Registration number", max_length=100)
     formation_date = date_field("Date of formation", required=False)
@@ -328,10 +331,10 @@ class KybForm(ApiDataForm):
     business_description = forms.CharField(
         label="What the business does", max_length=1000, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
-    source_of_funds = choice_field("Source of funds", kyc.KYB_SOURCES_OF_FUNDS)
-    account_purpose = choice_field("Purpose of the account", kyc.KYB_ACCOUNT_PURPOSES)
-    expected_monthly_volume_usd = choice_field("Expected monthly volume (USD)", kyc.EXPECTED_MONTHLY_VOLUMES_USD)
-    estimated_annual_revenue_usd = choice_field("Estimated annual revenue (USD)", kyc.ESTIMATED_ANNUAL_REVENUES_USD)
+    source_of_funds = choice_field("Source of funds", choices.KYB_SOURCES_OF_FUNDS)
+    account_purpose = choice_field("Purpose of the account", choices.KYB_ACCOUNT_PURPOSES)
+    expected_monthly_volume_usd = choice_field("Expected monthly volume (USD)", choices.EXPECTED_MONTHLY_VOLUMES_USD)
+    estimated_annual_revenue_usd = choice_field("Estimated annual revenue (USD)", choices.ESTIMATED_ANNUAL_REVENUES_USD)
 
     person_first_name = forms.CharField(label="Legal first name", max_length=200)
     person_last_name = forms.CharField(label="Legal last name", max_length=200)
@@ -357,7 +360,7 @@ class KybForm(ApiDataForm):
     person_country = country_field("Country")
 
     business_document_type = forms.ChoiceField(
-        label="Kind of document", choices=_choices(kyc.BUSINESS_DOCUMENT_TYPES, blank=None)
+        label="Kind of document", choices=_choices(choices.BUSINESS_DOCUMENT_TYPES, blank=None)
     )
     business_document_image = DocumentUploadField(label="Document")
 

@@ -1,18 +1,23 @@
-"""The customer object as the API answers it.
+"""Customer bodies: create and update requests (with their KYC/KYB data), and the customer
+object as the API answers it.
 
-The declared fields describe the object for the OpenAPI document; `to_representation` builds
-it directly, because two fields appear only under conditions:
+The declared fields of the answer describe it for the OpenAPI document; `to_representation`
+builds it directly, because two fields appear only under conditions:
 - availablePaymentMethods: in list items always, in a single read only with
   includePaymentMethods=true (context "payment_methods");
 - verificationIssues: only in NEEDS_ADDITIONAL_INFORMATION, UNDER_REVIEW and REJECTED.
 """
 
 import datetime as dt
+from collections.abc import Mapping
 
 from django.urls import reverse
 from rest_framework import serializers
 
+from ..kyc.businesses import KybDataSerializer
+from ..kyc.persons import KycDataSerializer
 from ..models import Customer, CustomerStatus, CustomerType
+from .fields import Email, Enum, StrictSerializer, Text
 
 FIAT_METHODS = ["ACH", "WIRE", "SEPA"]
 # Domestic rails added when the customer's country is known to be theirs.
@@ -24,6 +29,13 @@ ISSUE_STATUSES = (
     CustomerStatus.UNDER_REVIEW,
     CustomerStatus.REJECTED,
 )
+
+
+# Which name fields each customer type takes; the other type's fields are refused.
+TYPE_FIELDS = {
+    CustomerType.INDIVIDUAL: {"required": ("firstName", "lastName"), "data": "kycData"},
+    CustomerType.BUSINESS: {"required": ("businessName",), "data": "kybData"},
+}
 
 
 def timestamp(value: dt.datetime) -> str:
@@ -48,6 +60,55 @@ def available_payment_methods(customer: Customer) -> list[str]:
 def verification_link(request, customer: Customer) -> str:
     """{forms_url}/verify/<token>, {forms_url} being {base_url}/forms of this very request."""
     return request.build_absolute_uri(f"{reverse('sandbox-index')}forms/verify/{customer.verification_token}")
+
+
+# --- Requests ----------------------------------------------------------------------------------
+
+
+class CustomerCreateSerializer(StrictSerializer):
+    customerType = Enum(CustomerType.values)
+    email = Email(max_length=254)
+    firstName = Text(required=False, max_length=200, help_text="Required for INDIVIDUAL customers")
+    lastName = Text(required=False, max_length=200, help_text="Required for INDIVIDUAL customers")
+    businessName = Text(required=False, max_length=300, help_text="Required for BUSINESS customers")
+    kycData = KycDataSerializer(required=False, help_text="INDIVIDUAL customers only")
+    kybData = KybDataSerializer(required=False, help_text="BUSINESS customers only")
+
+    def body_errors(self, data: Mapping) -> dict:
+        errors = super().body_errors(data)
+        customer_type = data.get("customerType")
+        if isinstance(customer_type, str) and customer_type in TYPE_FIELDS:
+            errors.update(_type_errors(customer_type, data, creating=True))
+        return errors
+
+
+class CustomerUpdateSerializer(StrictSerializer):
+    """PATCH body: any subset of kycData and kybData. Use with partial=True and
+    context={"customer_type": ...}."""
+
+    kycData = KycDataSerializer(required=False, help_text="INDIVIDUAL customers only")
+    kybData = KybDataSerializer(required=False, help_text="BUSINESS customers only")
+
+    def body_errors(self, data: Mapping) -> dict:
+        return {**super().body_errors(data), **_type_errors(self.context["customer_type"], data, creating=False)}
+
+
+def _type_errors(customer_type: str, data: Mapping, *, creating: bool) -> dict:
+    """The name fields a type requires, and the other type's fields it refuses."""
+    own = TYPE_FIELDS[customer_type]
+    other_type, other = next((t, f) for t, f in TYPE_FIELDS.items() if t != customer_type)
+    errors = {}
+    if creating:
+        for name in own["required"]:
+            if name not in data:
+                errors[name] = [f"This field is required for {customer_type} customers."]
+    for name in (*(other["required"] if creating else ()), other["data"]):
+        if name in data:
+            errors[name] = [f"{name} applies to {other_type} customers only, not {customer_type}."]
+    return errors
+
+
+# --- Answers -----------------------------------------------------------------------------------
 
 
 class VerificationIssueSerializer(serializers.Serializer):

@@ -4,8 +4,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ..kyc import StrictSerializer, Text
 from .accounts import CHAINS, CurrencyOut
+from .fields import StrictSerializer, Text
 from .quotes import FeesOut
 
 

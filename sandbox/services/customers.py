@@ -33,7 +33,7 @@ def _start_review(customer: Customer) -> None:
 
 @transaction.atomic
 def customer_create(*, api_key: ApiKey, data: dict) -> Customer:
-    """`data` is a validated create body (sandbox.kyc.CustomerCreateSerializer)."""
+    """`data` is a validated create body (serializers.customers.CustomerCreateSerializer)."""
     now = clock.now()
     customer = Customer(
         organization_id=api_key.organization_id,

@@ -14,8 +14,8 @@ from ..serializers.accounts import (
     PaymentAccountListOut,
     PaymentAccountListQuery,
     PaymentAccountOut,
-    validated,
 )
+from ..serializers.fields import validated
 from ..services import accounts as service
 from .openapi import error_responses
 

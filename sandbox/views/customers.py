@@ -12,10 +12,14 @@ from rest_framework.response import Response
 
 from ..api import SandboxApi
 from ..errors import not_found
-from ..kyc import CustomerCreateSerializer, CustomerUpdateSerializer, Text, Uuid
 from ..models import Customer
-from ..serializers.accounts import QueryInteger, validated
-from ..serializers.customers import CustomerListSerializer, CustomerSerializer
+from ..serializers.customers import (
+    CustomerCreateSerializer,
+    CustomerListSerializer,
+    CustomerSerializer,
+    CustomerUpdateSerializer,
+)
+from ..serializers.fields import QueryInteger, Text, Uuid, validated
 from ..services.customers import customer_create, customer_get, customer_list, customer_update
 from .openapi import error_responses
 

@@ -12,8 +12,9 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
-from .. import kyc
+from ..kyc import choices
 from ..serializers.accounts import PAYMENT_METHODS
+from ..serializers.fields import StrictSerializer
 from ..services.webhooks import EVENT_KINDS
 
 ERROR_CODES = ["BAD_REQUEST", "VALIDATION_ERROR", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "INTERNAL_SERVER_ERROR"]
@@ -59,7 +60,7 @@ def strict_contract(result, generator, request, public):
     """
     schemas = result.get("components", {}).get("schemas", {})
     for (name, kind), component in generator.registry._components.items():
-        strict = isinstance(component.object, kyc.StrictSerializer) and name.endswith("Request")
+        strict = isinstance(component.object, StrictSerializer) and name.endswith("Request")
         if kind == "schemas" and strict and schemas.get(name, {}).get("type") == "object":
             schemas[name]["additionalProperties"] = False
     for operations in result.get("paths", {}).values():
@@ -85,12 +86,12 @@ SCHEMA_SETTINGS = {
     # Enumerations of the same field name mean different lists in KYC and KYB data.
     "ENUM_NAME_OVERRIDES": {
         "ErrorCodeEnum": _enum(ERROR_CODES),
-        "KycSourceOfFundsEnum": _enum(kyc.KYC_SOURCES_OF_FUNDS),
-        "KybSourceOfFundsEnum": _enum(kyc.KYB_SOURCES_OF_FUNDS),
-        "KycAccountPurposeEnum": _enum(kyc.KYC_ACCOUNT_PURPOSES),
-        "KybAccountPurposeEnum": _enum(kyc.KYB_ACCOUNT_PURPOSES),
-        "IdentityDocumentTypeEnum": _enum(kyc.DOCUMENT_TYPES),
-        "BusinessDocumentTypeEnum": _enum(kyc.BUSINESS_DOCUMENT_TYPES),
+        "KycSourceOfFundsEnum": _enum(choices.KYC_SOURCES_OF_FUNDS),
+        "KybSourceOfFundsEnum": _enum(choices.KYB_SOURCES_OF_FUNDS),
+        "KycAccountPurposeEnum": _enum(choices.KYC_ACCOUNT_PURPOSES),
+        "KybAccountPurposeEnum": _enum(choices.KYB_ACCOUNT_PURPOSES),
+        "IdentityDocumentTypeEnum": _enum(choices.DOCUMENT_TYPES),
+        "BusinessDocumentTypeEnum": _enum(choices.BUSINESS_DOCUMENT_TYPES),
         "EventKindEnum": _enum(EVENT_KINDS),
         "PaymentMethodEnum": _enum(PAYMENT_METHODS),
         "UsdOnlyEnum": _enum(["USD"]),

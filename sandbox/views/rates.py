@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from ..api import SandboxApi
 from ..errors import bad_request
 from ..rates import amount_str, rate_str, table
-from ..serializers.accounts import validated
+from ..serializers.fields import validated
 from ..serializers.quotes import ExchangeRateOut, ExchangeRateQuery
 from .openapi import error_responses
 

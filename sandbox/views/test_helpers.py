@@ -15,8 +15,8 @@ from rest_framework.response import Response
 
 from .. import clock
 from ..api import SandboxApi
-from ..kyc import Enum, StrictSerializer, Text
 from ..serializers.customers import CustomerSerializer, timestamp
+from ..serializers.fields import Enum, StrictSerializer, Text
 from ..services.customers import REVIEW_OUTCOMES, customer_deactivate, customer_review
 from ..services.due import due_work_run
 from .accounts import BankAccountFormCompleteApi, PaymentAccountFundApi

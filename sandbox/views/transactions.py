@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from ..api import SandboxApi
 from ..errors import detail, validation_error
-from ..serializers.accounts import validated
+from ..serializers.fields import validated
 from ..serializers.transactions import MessageOut, TransactionCreateIn, TransactionOut
 from ..services import transactions as service
 from .openapi import error_responses

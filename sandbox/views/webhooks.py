@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from ..api import SandboxApi
 from ..models import WebhookEndpoint
-from ..serializers.accounts import QueryInteger
+from ..serializers.fields import QueryInteger
 from ..serializers.webhooks import (
     DeliveryListOut,
     DeliveryOut,
