@@ -357,7 +357,7 @@ def test_unknown_bank_form_is_a_404_page(client):
 
 def test_kyc_data_constant_is_what_the_form_builds():
     """The form fields cover the conftest's KYC_DATA, so API and form customers look alike."""
-    from sandbox.forms import KycForm
+    from sandbox.forms.individual import KycForm
 
     form = KycForm(KYC_FORM, stored={})
     assert form.is_valid(), form.errors

@@ -17,7 +17,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from ..errors import ApiError
-from ..forms import BankAccountForm, KybForm, KycForm
+from ..forms.bank_account import BankAccountForm
+from ..forms.business import KybForm
+from ..forms.individual import KycForm
 from ..models import CustomerStatus, CustomerType, PaymentAccountStatus
 from ..services.customers import UPDATABLE_STATUSES
 from ..services.hosted_forms import (
