@@ -15,13 +15,14 @@ def create_key(*, organization_id=None, tier: str = Tier.STANDARD, read_only: bo
     """Make a key; the plain key is returned once and never stored."""
     prefix = secrets.token_hex(6)
     plain = f"sbx_{prefix}_{secrets.token_urlsafe(24)}"
-    fields = {"prefix": prefix, "key_hash": _digest(plain), "tier": tier, "read_only": read_only}
+    fields = {"prefix": prefix, "key_hash": key_hash(plain), "tier": tier, "read_only": read_only}
     if organization_id:
         fields["organization_id"] = organization_id
     return ApiKey.objects.create(**fields), plain
 
 
-def _digest(plain: str) -> str:
+def key_hash(plain: str) -> str:
+    """What the sandbox keeps of a key: its SHA-256, in hex."""
     return hashlib.sha256(plain.encode()).hexdigest()
 
 
@@ -30,7 +31,7 @@ def find_key(plain: str) -> ApiKey | None:
     if len(parts) < 3 or parts[0] != "sbx":
         return None
     key = ApiKey.objects.filter(prefix=parts[1]).first()
-    if key and hmac.compare_digest(key.key_hash, _digest(plain)):
+    if key and hmac.compare_digest(key.key_hash, key_hash(plain)):
         return key
     return None
 
