@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import authentication, exceptions, permissions
 
+from .errors import ApiError
 from .models import ApiKey, Tier
 
 
@@ -34,6 +35,12 @@ def find_key(plain: str) -> ApiKey | None:
     if key and hmac.compare_digest(key.key_hash, key_hash(plain)):
         return key
     return None
+
+
+def check_organization(api_key: ApiKey, organization_id) -> None:
+    """A record of another organization is FORBIDDEN to this key."""
+    if str(organization_id) != str(api_key.organization_id):
+        raise ApiError(403, "FORBIDDEN", "This record belongs to another organization")
 
 
 def check_body_size(request) -> None:

@@ -106,6 +106,24 @@ class PaymentAccountType(models.TextChoices):
     SERVICE_FIAT_ACCOUNT = "SERVICE_FIAT_ACCOUNT"
 
 
+# Accounts whose balance the service holds: it debits and credits them. External accounts are
+# funded from outside, and only they may belong to a third party.
+SERVICE_ACCOUNT_TYPES = {
+    PaymentAccountType.SERVICE_CRYPTO_WALLET,
+    PaymentAccountType.SERVICE_AUTO_FIAT_ACCOUNT,
+    PaymentAccountType.SERVICE_FIAT_ACCOUNT,
+}
+EXTERNAL_ACCOUNT_TYPES = {PaymentAccountType.EXTERNAL_BANK_ACCOUNT, PaymentAccountType.EXTERNAL_CRYPTO_WALLET}
+# The type-specific object of each type in the API's bodies.
+ACCOUNT_DETAILS_KEYS = {
+    PaymentAccountType.EXTERNAL_BANK_ACCOUNT: "externalBankAccount",
+    PaymentAccountType.EXTERNAL_CRYPTO_WALLET: "externalCryptoWallet",
+    PaymentAccountType.SERVICE_CRYPTO_WALLET: "serviceCryptoWallet",
+    PaymentAccountType.SERVICE_AUTO_FIAT_ACCOUNT: "serviceAutoFiatAccount",
+    PaymentAccountType.SERVICE_FIAT_ACCOUNT: "serviceFiatAccount",
+}
+
+
 class PaymentAccountStatus(models.TextChoices):
     PENDING = "PENDING"
     ACTIVE = "ACTIVE"
@@ -268,6 +286,13 @@ class WebhookEndpoint(models.Model):
 
     def __str__(self):
         return self.url
+
+
+# Kinds the spec names: sent to endpoints that list them or list nothing.
+SPEC_EVENT_KINDS = ("customer.update",)
+# Sandbox extensions: sent only to endpoints that list them.
+EXTENSION_EVENT_KINDS = ("transaction.update", "payment_account.update")
+EVENT_KINDS = SPEC_EVENT_KINDS + EXTENSION_EVENT_KINDS
 
 
 class Event(models.Model):

@@ -3,7 +3,8 @@
 from ..models import Customer, PaymentAccount
 from ..serializers.accounts import PaymentAccountCreateIn, aba_checksum_ok
 from ..serializers.fields import validated
-from ..services.accounts import base58, payment_account_create
+from ..services.accounts import payment_account_create
+from ..services.addresses import base58
 from .seeding import Seeding
 
 

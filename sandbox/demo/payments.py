@@ -9,8 +9,8 @@ from ..models import AutomationRule, Customer, Quote, Transaction, TransactionSt
 from ..serializers.fields import validated
 from ..serializers.quotes import QuoteCreateIn
 from ..serializers.rules import RuleCreateIn
-from ..services.accounts import payment_account_fund
 from ..services.customers import customer_deactivate
+from ..services.ledger import payment_account_fund
 from ..services.quotes import quote_create
 from ..services.rules import rule_create
 from ..services.transactions import transaction_advance, transaction_cancel, transaction_create, transaction_for_key

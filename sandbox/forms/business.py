@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from django import forms
 
-from ..kyc import choices
+from ..serializers.kyc import choices
 from .api_data import ApiDataForm
 from .fields import DocumentUploadField, choice_field, choices_of, country_field, date_field, street_field
 

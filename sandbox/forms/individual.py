@@ -2,7 +2,7 @@
 
 from django import forms
 
-from ..kyc import choices
+from ..serializers.kyc import choices
 from .api_data import ApiDataForm
 from .fields import DocumentUploadField, choice_field, choices_of, country_field, date_field
 

@@ -6,9 +6,10 @@ Input serializers validate; output serializers only describe the answer for the 
 
 from rest_framework import serializers
 
-from ..models import PaymentAccountStatus, PaymentAccountType
+from ..models import ACCOUNT_DETAILS_KEYS, EXTERNAL_ACCOUNT_TYPES, PaymentAccountStatus, PaymentAccountType
 from ..rates import table
-from .fields import Boolean, DecimalStringField, Email, Enum, Pattern, QueryInteger, StrictSerializer, Text, Uuid
+from .fields import Boolean, DecimalStringField, Email, Enum, Pattern, StrictSerializer, Text, Uuid
+from .pages import PageQuery
 
 RATES = table()
 CHAINS = list(RATES.chains)
@@ -26,11 +27,6 @@ class CurrencyOut(serializers.Serializer):
 
 class CurrencyStringDecimalsOut(CurrencyOut):
     currencyDecimals = serializers.CharField(required=False, help_text="Crypto only; a string here")
-
-
-class PageQuery(serializers.Serializer):
-    pageToken = Text(required=False, help_text="nextPageToken of the previous page")
-    pageSize = QueryInteger(required=False, default=10, min_value=1, max_value=100)
 
 
 # --- input ---------------------------------------------------------------------------------------
@@ -107,16 +103,6 @@ class ServiceFiatAccountIn(StrictSerializer):
     currency = Enum(FIAT_CURRENCIES)
 
 
-SUB_OBJECTS = {
-    PaymentAccountType.EXTERNAL_BANK_ACCOUNT: "externalBankAccount",
-    PaymentAccountType.EXTERNAL_CRYPTO_WALLET: "externalCryptoWallet",
-    PaymentAccountType.SERVICE_CRYPTO_WALLET: "serviceCryptoWallet",
-    PaymentAccountType.SERVICE_AUTO_FIAT_ACCOUNT: "serviceAutoFiatAccount",
-    PaymentAccountType.SERVICE_FIAT_ACCOUNT: "serviceFiatAccount",
-}
-EXTERNAL_TYPES = {PaymentAccountType.EXTERNAL_BANK_ACCOUNT, PaymentAccountType.EXTERNAL_CRYPTO_WALLET}
-
-
 class PaymentAccountCreateIn(StrictSerializer):
     paymentAccountType = Enum(PaymentAccountType.values)
     customerId = Uuid()
@@ -130,14 +116,14 @@ class PaymentAccountCreateIn(StrictSerializer):
     serviceFiatAccount = ServiceFiatAccountIn(required=False)
 
     def validate(self, attrs):
-        wanted = SUB_OBJECTS[attrs["paymentAccountType"]]
+        wanted = ACCOUNT_DETAILS_KEYS[attrs["paymentAccountType"]]
         problems = {}
         if wanted not in attrs:
             problems[wanted] = f"Required for {attrs['paymentAccountType']}"
-        for name in SUB_OBJECTS.values():
+        for name in ACCOUNT_DETAILS_KEYS.values():
             if name != wanted and name in attrs:
                 problems[name] = f"Not allowed for {attrs['paymentAccountType']}"
-        if attrs.get("isThirdParty") and attrs["paymentAccountType"] not in EXTERNAL_TYPES:
+        if attrs.get("isThirdParty") and attrs["paymentAccountType"] not in EXTERNAL_ACCOUNT_TYPES:
             problems["isThirdParty"] = "Only external bank accounts and external wallets can belong to a third party"
         if problems:
             raise serializers.ValidationError(problems)

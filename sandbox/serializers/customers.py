@@ -8,16 +8,18 @@ builds it directly, because two fields appear only under conditions:
 - verificationIssues: only in NEEDS_ADDITIONAL_INFORMATION, UNDER_REVIEW and REJECTED.
 """
 
-import datetime as dt
+import re
 from collections.abc import Mapping
 
 from django.urls import reverse
 from rest_framework import serializers
 
-from ..kyc.businesses import KybDataSerializer
-from ..kyc.persons import KycDataSerializer
+from .. import clock
 from ..models import Customer, CustomerStatus, CustomerType
-from .fields import Email, Enum, StrictSerializer, Text
+from .fields import Email, Enum, StrictSerializer, Text, Uuid
+from .kyc.businesses import KybDataSerializer
+from .kyc.persons import KycDataSerializer
+from .pages import PageQuery
 
 FIAT_METHODS = ["ACH", "WIRE", "SEPA"]
 # Domestic rails added when the customer's country is known to be theirs.
@@ -31,15 +33,17 @@ ISSUE_STATUSES = (
 )
 
 
+# What the review test helper may decide.
+REVIEW_OUTCOMES = (
+    CustomerStatus.ACTIVE,
+    CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
+    CustomerStatus.REJECTED,
+)
 # Which name fields each customer type takes; the other type's fields are refused.
 TYPE_FIELDS = {
     CustomerType.INDIVIDUAL: {"required": ("firstName", "lastName"), "data": "kycData"},
     CustomerType.BUSINESS: {"required": ("businessName",), "data": "kybData"},
 }
-
-
-def timestamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def customer_country(customer: Customer) -> str | None:
@@ -108,6 +112,43 @@ def _type_errors(customer_type: str, data: Mapping, *, creating: bool) -> dict:
     return errors
 
 
+class CustomerListQuerySerializer(PageQuery):
+    organizationId = Uuid(required=False, help_text="Only this organization's customers")
+
+
+class CustomerReadQuerySerializer(serializers.Serializer):
+    includePaymentMethods = serializers.BooleanField(
+        required=False, default=False, help_text="true adds availablePaymentMethods"
+    )
+
+
+# --- Test helpers -------------------------------------------------------------------------------
+
+
+class ReviewIssueSerializer(StrictSerializer):
+    code = Text(max_length=64, help_text="Upper-case code, e.g. DOCUMENT_MISSING_BACK")
+    message = Text(max_length=500)
+
+    def validate_code(self, value):
+        if not re.fullmatch(r"[A-Z0-9_]+", value):
+            raise serializers.ValidationError("Must be an upper-case code such as DOCUMENT_MISSING_BACK.")
+        return value
+
+
+class CustomerReviewSerializer(StrictSerializer):
+    outcome = Enum(REVIEW_OUTCOMES)
+    issues = ReviewIssueSerializer(many=True, required=False, default=list)
+
+    def validate(self, attrs):
+        if attrs["outcome"] == "NEEDS_ADDITIONAL_INFORMATION" and not attrs["issues"]:
+            raise serializers.ValidationError(
+                {"issues": "At least one issue is needed for NEEDS_ADDITIONAL_INFORMATION."}
+            )
+        if attrs["outcome"] == "ACTIVE" and attrs["issues"]:
+            raise serializers.ValidationError({"issues": "An ACTIVE outcome has no issues."})
+        return attrs
+
+
 # --- Answers -----------------------------------------------------------------------------------
 
 
@@ -145,7 +186,7 @@ class CustomerSerializer(serializers.Serializer):
             "name": customer.name,
             "email": customer.email,
             "verificationLink": verification_link(self.context["request"], customer),
-            "updatedAt": timestamp(customer.updated_at),
+            "updatedAt": clock.iso(customer.updated_at),
             "organizationId": str(customer.organization_id),
         }
         if self.context.get("payment_methods"):
@@ -154,7 +195,7 @@ class CustomerSerializer(serializers.Serializer):
             # .all() so that a prefetch of the list is used.
             issues = sorted(customer.issues.all(), key=lambda issue: (issue.timestamp, issue.pk))
             body["verificationIssues"] = [
-                {"code": issue.code, "message": issue.message, "timestamp": timestamp(issue.timestamp)}
+                {"code": issue.code, "message": issue.message, "timestamp": clock.iso(issue.timestamp)}
                 for issue in issues
             ]
         return body

@@ -92,3 +92,14 @@ class TransactionOut(serializers.Serializer):
 
 class MessageOut(serializers.Serializer):
     message = serializers.CharField()
+
+
+# --- test helpers -------------------------------------------------------------------------------
+
+
+class DepositLinkOut(serializers.Serializer):
+    depositFormLink = serializers.URLField(help_text="{base_url}/forms/deposits/<signed token>")
+
+
+class TransactionAdvanceIn(serializers.Serializer):
+    to = serializers.ChoiceField(["AWAITING_TRANSFER", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])

@@ -13,13 +13,15 @@ is applied once, whoever runs it and however often.
 """
 
 import datetime as dt
+from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.db import transaction
 
 from .. import clock, signals
 from ..models import Customer, CustomerStatus, CustomerType, VerificationIssue
-from .events import customer_event_data, emit
+from ..serializers.customers import CustomerSerializer
+from .webhooks import emit
 
 DEFAULT_REVIEW_DELAY_SECONDS = 5
 # Comprehensively embargoed countries (modelled on the OFAC programmes for Cuba, Iran,
@@ -60,9 +62,37 @@ def review_delay() -> dt.timedelta:
     return dt.timedelta(seconds=getattr(settings, "SANDBOX_REVIEW_DELAY_SECONDS", DEFAULT_REVIEW_DELAY_SECONDS))
 
 
+# --- Events --------------------------------------------------------------------------------------
+
+
 def emit_customer_update(customer: Customer) -> None:
     """The customer.update event of a status change (customer saved, its issues written)."""
     emit(organization_id=customer.organization_id, event_type="customer.update", data=customer_event_data(customer))
+
+
+class _SandboxOrigin:
+    """Stands in for the request CustomerSerializer builds verificationLink from, when an event
+    has no request (a review that finishes in a worker, say)."""
+
+    def build_absolute_uri(self, location: str) -> str:
+        return urljoin(sandbox_origin(), location)
+
+
+def sandbox_origin() -> str:
+    """scheme://host[:port] where the sandbox is reached: SANDBOX_PUBLIC_URL if set, else the
+    origin of PAYMENTS_API_BASE_URL (the sandbox mounted in this server is the upstream)."""
+    url = getattr(settings, "SANDBOX_PUBLIC_URL", "") or settings.PAYMENTS_API_BASE_URL
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/"
+
+
+def customer_event_data(customer: Customer) -> dict:
+    """The customer as the single read with includePaymentMethods=true shows it, read afresh
+    from the database, with verificationIssues always present ([] when none apply)."""
+    stored = Customer.objects.prefetch_related("issues").get(pk=customer.pk)
+    data = CustomerSerializer(stored, context={"request": _SandboxOrigin(), "payment_methods": True}).data
+    data.setdefault("verificationIssues", [])
+    return dict(data)
 
 
 # --- Start ---------------------------------------------------------------------------------------

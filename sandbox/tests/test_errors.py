@@ -156,7 +156,7 @@ def test_a_failed_write_leaves_nothing_behind(api, monkeypatch):
     def explode(**kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("sandbox.services.customers._start_review", lambda *a: explode())
+    monkeypatch.setattr("sandbox.services.customers.review_start", lambda *a: explode())
 
     response = api.post("/customers", customer_body())
 

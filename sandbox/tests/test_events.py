@@ -1,4 +1,4 @@
-"""sandbox.services.events: which endpoints an event goes to, when deliveries start, and the customer payload."""
+"""sandbox.services.webhooks.emit: which endpoints an event goes to, when deliveries start, and the customer payload."""
 
 import datetime as dt
 import uuid
@@ -11,7 +11,8 @@ from django.db import transaction
 from sandbox import clock
 from sandbox.models import Customer, Delivery, DeliveryStatus, Event, WebhookEndpoint
 from sandbox.services import webhooks as service
-from sandbox.services.events import customer_event_data, emit
+from sandbox.services.verification import customer_event_data
+from sandbox.services.webhooks import emit
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ import datetime as dt
 
 import pytest
 
-from sandbox.kyc import choices
-from sandbox.kyc.persons import NATIONAL_ID_FIELDS
 from sandbox.models import Customer
+from sandbox.serializers.kyc import choices
+from sandbox.serializers.kyc.persons import NATIONAL_ID_FIELDS
 
 from .conftest import KYB_DATA, KYC_DATA, assert_error, customer_body
 

@@ -443,8 +443,8 @@ def test_two_runners_that_read_the_same_due_rule_fire_it_once(api, setup):
     first = {str(r.pk): r for r in AutomationRule.objects.all()}
     second = {str(r.pk): r for r in AutomationRule.objects.all()}
     for rule_id in (cron["id"], threshold["id"]):
-        assert rules_service._claim(first[rule_id], now) is True
-        assert rules_service._claim(second[rule_id], now) is False
+        assert rules_service._claim_firing(first[rule_id], now) is True
+        assert rules_service._claim_firing(second[rule_id], now) is False
     # And whole runs after one another: the periodic task, then the helper.
     AutomationRule.objects.filter(pk=cron["id"]).update(next_run_at=now)
     AutomationRule.objects.filter(pk=threshold["id"]).update(threshold_armed=True)

@@ -12,7 +12,8 @@ from standardwebhooks.webhooks import Webhook
 from sandbox import clock
 from sandbox.models import Customer, Delivery, DeliveryStatus
 from sandbox.services import webhooks as service
-from sandbox.services.events import customer_event_data, emit
+from sandbox.services.verification import customer_event_data
+from sandbox.services.webhooks import emit
 
 from .conftest import assert_error
 
@@ -398,9 +399,11 @@ def test_a_lost_worker_is_retried_after_its_lease(api, make_endpoint, active_cus
     row = Delivery.objects.get()
     # What a worker that died during the HTTP call leaves behind.
     now = clock.now()
-    Delivery.objects.filter(pk=row.pk).update(attempts=1, last_attempt_at=now, next_attempt_at=now + service._lease())
+    Delivery.objects.filter(pk=row.pk).update(
+        attempts=1, last_attempt_at=now, next_attempt_at=now + service._lease_length()
+    )
     assert service.deliver_due() == 0
-    clock.advance(service._lease().total_seconds())
+    clock.advance(service._lease_length().total_seconds())
     assert service.deliver_due() == 1
     row.refresh_from_db()
     assert (row.status, row.attempts) == (DeliveryStatus.SUCCEEDED, 2)

@@ -12,10 +12,10 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
-from ..kyc import choices
+from ..models import EVENT_KINDS
 from ..serializers.accounts import PAYMENT_METHODS
 from ..serializers.fields import StrictSerializer
-from ..services.webhooks import EVENT_KINDS
+from ..serializers.kyc import choices
 
 ERROR_CODES = ["BAD_REQUEST", "VALIDATION_ERROR", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "INTERNAL_SERVER_ERROR"]
 

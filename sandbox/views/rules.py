@@ -70,4 +70,4 @@ class RulesRunApi(SandboxApi):
         responses={200: RuleRunOut, **error_responses(401, 403)},
     )
     def post(self, request):
-        return Response(service.automation_rules_run(api_key=self.api_key))
+        return Response(service.automation_rules_fire_due(api_key=self.api_key))

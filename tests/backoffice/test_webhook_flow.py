@@ -11,8 +11,8 @@ from customers.models import Customer
 from customers.services import customers_upsert
 from sandbox.models import Customer as SandboxCustomer
 from sandbox.models import Delivery, Event
-from sandbox.services.events import customer_event_data, emit
-from sandbox.services.webhooks import new_secret
+from sandbox.services.verification import customer_event_data
+from sandbox.services.webhooks import emit, new_secret
 
 RECEIVER = "http://testserver/webhooks/payments"
 

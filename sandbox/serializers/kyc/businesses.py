@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from ..serializers.fields import Boolean, Enum, StrictSerializer, Text
+from ..fields import Boolean, Enum, StrictSerializer, Text
 from .choices import (
     BUSINESS_TYPES,
     ESTIMATED_ANNUAL_REVENUES_USD,
@@ -11,8 +11,8 @@ from .choices import (
     KYB_ACCOUNT_PURPOSES,
     KYB_SOURCES_OF_FUNDS,
 )
+from .data_fields import Country, PastDateText
 from .documents import BusinessDocumentSerializer
-from .fields import Country, PastDateText
 from .persons import AssociatedPersonSerializer
 
 

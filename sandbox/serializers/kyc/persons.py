@@ -3,10 +3,10 @@ with the national ID rule they share."""
 
 from collections.abc import Mapping
 
-from ..serializers.fields import Boolean, Email, Enum, StrictSerializer, Text
+from ..fields import Boolean, Email, Enum, StrictSerializer, Text
 from .choices import EMPLOYMENT_STATUSES, EXPECTED_MONTHLY_PAYMENTS_USD, KYC_ACCOUNT_PURPOSES, KYC_SOURCES_OF_FUNDS
+from .data_fields import Country, Fraction, NationalIdType, PastDateText, Phone, street_line
 from .documents import IdentityDocumentSerializer
-from .fields import Country, Fraction, NationalIdType, PastDateText, Phone, street_line
 
 NATIONAL_ID_FIELDS = ("nationalIdType", "nationalIdNumber", "nationalIdIssuingCountry")
 

@@ -1,8 +1,8 @@
 """Documents in KYC and KYB data: identity documents of persons, documents of businesses."""
 
-from ..serializers.fields import Enum, StrictSerializer, Text
+from ..fields import Enum, StrictSerializer, Text
 from .choices import BUSINESS_DOCUMENT_TYPES, DOCUMENT_SUBTYPES, DOCUMENT_TYPES
-from .fields import Country, DateText
+from .data_fields import Country, DateText
 
 
 class IdentityDocumentSerializer(StrictSerializer):

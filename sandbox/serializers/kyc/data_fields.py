@@ -11,8 +11,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from .. import clock
-from ..serializers.fields import Text
+from ... import clock
+from ..fields import Text
 
 
 @extend_schema_field(OpenApiTypes.DATE)
