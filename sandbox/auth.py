@@ -44,7 +44,7 @@ def check_organization(api_key: ApiKey, organization_id) -> None:
 
 
 def check_body_size(request) -> None:
-    """Refuse a body over DATA_UPLOAD_MAX_MEMORY_SIZE (100 MB) before anything reads it.
+    """Refuse a body over DATA_UPLOAD_MAX_MEMORY_SIZE before anything reads it.
 
     Django checks that limit only in HttpRequest.body, and DRF's JSONParser reads the request
     stream directly, so without this check any size would be accepted.

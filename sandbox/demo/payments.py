@@ -78,7 +78,7 @@ def fill_active_customer(run: Seeding, customer: Customer, *, deactivate: bool) 
     for step in range(3):
         scenario = SCENARIOS[(3 * turn + step) % len(SCENARIOS)]
         make_transaction(run, customer, scenario, onramp=onramp, funded=funded, offramp=offramp)
-    # An open quote, as if the customer were looking at a price (expires in 5 minutes).
+    # An open quote, as if the customer were looking at a price (it expires as every quote does).
     make_quote(run, customer, **onramp, guarantee=turn % 2 == 0)
 
     if turn % 2 == 0:

@@ -58,7 +58,7 @@ def street_field(label: str, *, required: bool) -> forms.CharField:
 
 
 class DocumentUploadField(forms.FileField):
-    """A PNG, JPEG or PDF of at most 10 MB, cleaned to a data URI string (the API's "strings
+    """A PNG, JPEG or PDF of at most MAX_UPLOAD_BYTES, cleaned to a data URI string (the API's "strings
     carrying image content")."""
 
     widget = forms.FileInput(attrs={"accept": ",".join(UPLOAD_SIGNATURES.values())})

@@ -22,7 +22,7 @@ def request_hash(body) -> str:
 def transaction_create_idempotent(*, api_key: ApiKey, key: str, body) -> tuple[int, dict, bool]:
     """POST /transactions under an idempotency key -> (status, body, replayed).
 
-    The first answer for (API key, idempotency key) is kept 24 hours, errors included (except 5xx);
+    The first answer for (API key, idempotency key) is kept IDEMPOTENCY_WINDOW, errors included (except 5xx);
     the same body replays it; another body is refused."""
     digest = request_hash(body)
     now = clock.now()

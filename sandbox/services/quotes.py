@@ -1,4 +1,4 @@
-"""Quotes: a priced conversion between two payment accounts, valid for 5 minutes and usable once;
+"""Quotes: a priced conversion between two payment accounts, valid for QUOTE_LIFETIME and usable once;
 and the exchange rates they are priced at."""
 
 import datetime as dt

@@ -55,7 +55,8 @@ OPEN_STATUSES = (DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
 
 
 def backoff(attempts: int) -> dt.timedelta:
-    """Wait after the `attempts`-th failed attempt: 5 s, 20 s, 80 s, 320 s, 1280 s, 5120 s, 20480 s."""
+    """Wait after the `attempts`-th failed attempt: BACKOFF_BASE_SECONDS x BACKOFF_FACTOR^(attempts - 1)
+    (the schedule is listed in docs/decisions/sandbox-webhooks.md)."""
     return dt.timedelta(seconds=BACKOFF_BASE_SECONDS * BACKOFF_FACTOR ** (attempts - 1))
 
 

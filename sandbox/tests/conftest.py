@@ -1,3 +1,5 @@
+import copy
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -192,7 +194,6 @@ ACCOUNT_BODIES = {
 
 def account_body(kind: str, customer_id: str, **fields) -> dict:
     """A valid POST /payment-accounts body of one kind (see ACCOUNT_BODIES)."""
-    import copy
 
     body = copy.deepcopy(ACCOUNT_BODIES[kind])
     return {**body, "customerId": customer_id, "nickname": kind, **fields}

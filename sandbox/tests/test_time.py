@@ -11,6 +11,7 @@ import uuid
 
 import httpx
 import pytest
+from celery import current_app
 from django.test import Client
 
 from sandbox import clock, tasks
@@ -464,8 +465,6 @@ def test_a_periodic_firing_acts_with_the_organizations_key(api, api_key, make_ap
 
 
 def test_the_tasks_module_registers_the_review_tasks():
-    from celery import current_app
-
     assert "sandbox.complete_due_reviews" in current_app.tasks
     assert "sandbox.tasks.advance_due_transactions" in current_app.tasks
     assert "sandbox.tasks.fire_due_automation_rules" in current_app.tasks

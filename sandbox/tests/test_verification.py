@@ -13,6 +13,7 @@ from kombu.exceptions import OperationalError
 from sandbox import clock, tasks
 from sandbox.models import Customer, Event
 from sandbox.services import verification
+from sandbox.services.customers import customer_review
 
 from .conftest import KYB_DATA, KYC_DATA, customer_body
 
@@ -291,7 +292,6 @@ def test_completion_is_idempotent(api, settings):
 def test_a_review_decided_meanwhile_is_not_applied_again(api, settings, monkeypatch):
     """Another runner (here the review helper) decides the review between this runner's read
     and its claim: the conditional UPDATE claims nothing and no second event is sent."""
-    from sandbox.services.customers import customer_review
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 10
     customer_id = api.post("/customers", customer_body(kycData=kyc())).json()["customerId"]

@@ -14,8 +14,9 @@ from sandbox.models import Customer, Delivery, DeliveryStatus
 from sandbox.services import webhooks as service
 from sandbox.services.verification import customer_event_data
 from sandbox.services.webhooks import emit
+from sandbox.tasks import deliver_due_webhooks, deliver_webhook
 
-from .conftest import assert_error
+from .conftest import SandboxClient, assert_error
 
 URL = "https://integrator.example/hooks"
 
@@ -199,8 +200,6 @@ def test_a_read_only_key_reads_but_cannot_create_or_delete(api, api_key, make_ap
 
 
 def test_no_key_is_401(db):
-    from .conftest import SandboxClient
-
     anonymous = SandboxClient(None)
     assert_error(anonymous.get("/webhooks"), 401, "UNAUTHORIZED")
     assert_error(anonymous.post("/webhooks", {"url": URL}), 401, "UNAUTHORIZED")
@@ -225,8 +224,6 @@ def test_bad_list_queries_are_validation_errors(api, make_endpoint, query):
 
 
 def test_operations_are_in_the_openapi_document(db):
-    from .conftest import SandboxClient
-
     paths = json.loads(SandboxClient(None).client.get("/sandbox/openapi.json").content)["paths"]
     assert {m: paths["/webhooks"][m]["operationId"] for m in ("get", "post")} == {
         "get": "listWebhooks",
@@ -459,8 +456,6 @@ def test_an_endpoint_deleted_during_an_attempt_drops_the_delivery(api, make_endp
 
 
 def test_the_tasks_deliver_one_and_every_due_delivery(api, make_endpoint, active_customer, receiver):
-    from sandbox.tasks import deliver_due_webhooks, deliver_webhook
-
     make_endpoint()
     make_endpoint(url=f"{URL}/2")
     customer_update(active_customer["customerId"])
