@@ -4,7 +4,6 @@ import datetime as dt
 import uuid
 from decimal import Decimal
 
-import httpx
 import pytest
 from django.db import transaction
 
@@ -22,18 +21,6 @@ def org(api_key):
 
 def endpoint(organization_id, events=(), url="https://integrator.example/hooks") -> WebhookEndpoint:
     return service.webhook_endpoint_create(organization_id=organization_id, url=url, events=list(events))
-
-
-@pytest.fixture
-def receiver(monkeypatch):
-    requests = []
-
-    def answer(request):
-        requests.append(request)
-        return httpx.Response(200)
-
-    monkeypatch.setattr(service, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(answer)))
-    return requests
 
 
 def targets(event: Event) -> set:
@@ -96,12 +83,12 @@ def test_deliveries_start_after_the_commit(org, receiver, django_capture_on_comm
     endpoint(org, ["customer.update"])
     with django_capture_on_commit_callbacks() as callbacks:
         emit(organization_id=org, event_type="customer.update", data={})
-        assert receiver == []
+        assert receiver.requests == []
     assert len(callbacks) == 2
-    assert receiver == []
+    assert receiver.requests == []
     for callback in callbacks:
         callback()
-    assert len(receiver) == 2
+    assert len(receiver.requests) == 2
     assert set(Delivery.objects.values_list("status", flat=True)) == {DeliveryStatus.SUCCEEDED}
 
 
@@ -115,7 +102,7 @@ def test_a_rolled_back_change_sends_nothing(org, receiver, django_capture_on_com
         emit(organization_id=org, event_type="customer.update", data={})
         raise RuntimeError("the change failed")
     assert callbacks == []
-    assert receiver == []
+    assert receiver.requests == []
     assert Event.objects.count() == Delivery.objects.count() == 0
 
 

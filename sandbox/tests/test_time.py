@@ -9,7 +9,6 @@ commits.
 import datetime as dt
 import uuid
 
-import httpx
 import pytest
 from celery import current_app
 from django.test import Client
@@ -18,9 +17,8 @@ from sandbox import clock, tasks
 from sandbox.models import AutomationRule, Delivery, Event, Transaction
 from sandbox.services import rules as rules_service
 from sandbox.services import transactions as tx_service
-from sandbox.services import webhooks as webhooks_service
 
-from .conftest import assert_error, quote_body
+from .conftest import assert_error, offramp_quote
 from .test_automation_rules import rule_body
 
 DELAY = tx_service.DEFAULT_PROCESSING_DELAY_SECONDS
@@ -59,21 +57,6 @@ def awaiting(api, onramp):
     tx = create(api, onramp["quote"]()["quoteId"]).json()
     assert tx["transactionStatus"] == "AWAITING_TRANSFER"
     return tx
-
-
-@pytest.fixture
-def receiver(monkeypatch):
-    """Deliveries answered 200 in memory: no test reaches the network."""
-    requests = []
-
-    def answer(request):
-        requests.append(request)
-        return httpx.Response(200)
-
-    monkeypatch.setattr(
-        webhooks_service, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(answer))
-    )
-    return requests
 
 
 # --- expiry -------------------------------------------------------------------------------------
@@ -151,19 +134,6 @@ def test_the_processing_delay_is_a_setting(api, awaiting, settings):
     assert api.get(f"/transactions/{awaiting['transactionId']}").json()["transactionStatus"] == "PROCESSING"
     clock.advance(60 - DELAY)
     assert api.get(f"/transactions/{awaiting['transactionId']}").json()["transactionStatus"] == "COMPLETED"
-
-
-def offramp_quote(api, onramp, source_account, amount):
-    body = quote_body(
-        onramp["customer_id"],
-        source_account,
-        onramp["bank"]["paymentAccountId"],
-        source={"sourceCurrency": "USDC", "sourcePaymentMethod": "BASE", "sourceAmount": amount},
-        destination={"destinationCurrency": "USD", "destinationPaymentMethod": "ACH"},
-    )
-    response = api.post("/quotes", body)
-    assert response.status_code == 201, response.json()
-    return response.json()
 
 
 def test_a_funded_offramp_completes_after_the_delay(api, onramp, make_account, django_capture_on_commit_callbacks):
@@ -341,8 +311,8 @@ def test_events_are_delivered_by_the_clock_helper(api, awaiting, receiver, djang
     api.post("/webhooks", {"url": "https://c.example/hooks", "events": ["transaction.update"]})
     with django_capture_on_commit_callbacks(execute=True):
         api.post("/test-helpers/clock/advance", {"seconds": 30 * 60})
-    assert [r.url.host for r in receiver] == ["c.example"]
-    assert b'"transactionStatus":"EXPIRED"' in receiver[0].content
+    assert [r.url.host for r in receiver.requests] == ["c.example"]
+    assert b'"transactionStatus":"EXPIRED"' in receiver.requests[0].content
 
 
 # --- automation rules ---------------------------------------------------------------------------

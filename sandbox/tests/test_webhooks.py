@@ -34,31 +34,6 @@ def make_endpoint(api):
     return make
 
 
-class Receiver:
-    """The integrator's server: answers in order (the last one repeats) and keeps each request.
-    An answer is a status code, an exception class to raise, or a callable(request)."""
-
-    def __init__(self):
-        self.answers: list = [200]
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-        if isinstance(answer, type) and issubclass(answer, Exception):
-            raise answer("simulated", request=request)
-        if callable(answer):
-            return answer(request)
-        return httpx.Response(answer, json={"ok": answer < 300})
-
-
-@pytest.fixture
-def receiver(monkeypatch):
-    fake = Receiver()
-    monkeypatch.setattr(service, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(fake)))
-    return fake
-
-
 def customer_update(customer_id: str):
     customer = Customer.objects.get(pk=customer_id)
     return emit(
