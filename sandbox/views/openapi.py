@@ -12,6 +12,7 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
+from ..auth import ApiKeyAuthentication
 from ..models import EVENT_KINDS
 from ..serializers.accounts import PAYMENT_METHODS
 from ..serializers.fields import StrictSerializer
@@ -45,7 +46,7 @@ def error_responses(*statuses: int) -> dict:
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "sandbox.auth.ApiKeyAuthentication"
+    target_class = ApiKeyAuthentication
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):
