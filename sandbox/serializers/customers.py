@@ -1,5 +1,5 @@
-"""Customer bodies: create and update requests (with their KYC/KYB data), and the customer
-object as the API answers it.
+"""Customer bodies: create and update requests (with their KYC/KYB data), the list and read
+queries, the review helper's body, and the customer object as the API answers it.
 
 The declared fields of the answer describe it for the OpenAPI document; `to_representation`
 builds it directly, because two fields appear only under conditions:
@@ -31,8 +31,6 @@ ISSUE_STATUSES = (
     CustomerStatus.UNDER_REVIEW,
     CustomerStatus.REJECTED,
 )
-
-
 # What the review test helper may decide.
 REVIEW_OUTCOMES = (
     CustomerStatus.ACTIVE,

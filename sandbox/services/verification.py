@@ -1,4 +1,5 @@
-"""The simulated KYC/KYB review: start, deterministic outcome, completion when due.
+"""The simulated KYC/KYB review: start, deterministic outcome, completion when due; and the
+customer.update event every status change emits.
 
 CREATED or NEEDS_ADDITIONAL_INFORMATION --data--> UNDER_REVIEW (review_due_at = now + delay)
 --due--> ACTIVE | NEEDS_ADDITIONAL_INFORMATION | REJECTED, decided by `review_outcome` from the
@@ -6,9 +7,9 @@ data alone, so that an integrator can steer a test customer to any outcome by wh
 The rules, issue codes and messages are listed in docs/decisions/sandbox-verification.md.
 
 A due review is completed by whichever comes first: the `sandbox.complete_review` task queued
-after commit (with the delay as countdown; signals.review_started), the periodic `sandbox.complete_due_reviews` task,
-or a read of the customer (`review_settle_if_due`), so that an embedded sandbox with eager
-Celery and no beat still moves on. Every path claims the row with a conditional UPDATE: a review
+after commit with the delay as countdown (on signals.review_started), the periodic
+`sandbox.complete_due_reviews` task, or a read of the customer (`review_settle_if_due`), so that
+an embedded sandbox with eager Celery and no beat still moves on. Every path claims the row with a conditional UPDATE: a review
 is applied once, whoever runs it and however often.
 """
 
