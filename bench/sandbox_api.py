@@ -351,7 +351,7 @@ def explain(key, token: str, *, seek: bool = True) -> dict:
     from django.db.models import Q
 
     from sandbox.models import Customer
-    from sandbox.views.customers import decode_page_token
+    from sandbox.pagination import decode_page_token
 
     created_at, last_id = decode_page_token(token)
     customers = Customer.objects.filter(organization_id=key.organization_id)

@@ -5,7 +5,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from .auth import ApiKeyAuthentication, HasApiKey
-from .errors import ApiError, exception_handler
+from .errors import exception_handler
 
 
 class SandboxApi(APIView):
@@ -20,8 +20,3 @@ class SandboxApi(APIView):
     @property
     def api_key(self):
         return self.request.auth
-
-    def check_organization(self, organization_id) -> None:
-        """A record of another organization is FORBIDDEN to this key."""
-        if str(organization_id) != str(self.api_key.organization_id):
-            raise ApiError(403, "FORBIDDEN", "This record belongs to another organization")

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import authentication, exceptions, permissions
 
+from .errors import ApiError
 from .models import ApiKey, Tier
 
 
@@ -15,13 +16,14 @@ def create_key(*, organization_id=None, tier: str = Tier.STANDARD, read_only: bo
     """Make a key; the plain key is returned once and never stored."""
     prefix = secrets.token_hex(6)
     plain = f"sbx_{prefix}_{secrets.token_urlsafe(24)}"
-    fields = {"prefix": prefix, "key_hash": _digest(plain), "tier": tier, "read_only": read_only}
+    fields = {"prefix": prefix, "key_hash": key_hash(plain), "tier": tier, "read_only": read_only}
     if organization_id:
         fields["organization_id"] = organization_id
     return ApiKey.objects.create(**fields), plain
 
 
-def _digest(plain: str) -> str:
+def key_hash(plain: str) -> str:
+    """What the sandbox keeps of a key: its SHA-256, in hex."""
     return hashlib.sha256(plain.encode()).hexdigest()
 
 
@@ -30,13 +32,19 @@ def find_key(plain: str) -> ApiKey | None:
     if len(parts) < 3 or parts[0] != "sbx":
         return None
     key = ApiKey.objects.filter(prefix=parts[1]).first()
-    if key and hmac.compare_digest(key.key_hash, _digest(plain)):
+    if key and hmac.compare_digest(key.key_hash, key_hash(plain)):
         return key
     return None
 
 
+def check_organization(api_key: ApiKey, organization_id) -> None:
+    """A record of another organization is FORBIDDEN to this key."""
+    if str(organization_id) != str(api_key.organization_id):
+        raise ApiError(403, "FORBIDDEN", "This record belongs to another organization")
+
+
 def check_body_size(request) -> None:
-    """Refuse a body over DATA_UPLOAD_MAX_MEMORY_SIZE (100 MB) before anything reads it.
+    """Refuse a body over DATA_UPLOAD_MAX_MEMORY_SIZE before anything reads it.
 
     Django checks that limit only in HttpRequest.body, and DRF's JSONParser reads the request
     stream directly, so without this check any size would be accepted.

@@ -66,7 +66,7 @@ class Customer(models.Model):
     kyb_data = models.JSONField(null=True, blank=True)
     # The hosted verification form is at {forms_url}/verify/<token>.
     verification_token = models.CharField(max_length=64, unique=True)
-    # When the running review reaches its outcome (part 2's review delay); null when none runs.
+    # When the running review reaches its outcome (after the review delay); null when none runs.
     review_due_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -104,6 +104,24 @@ class PaymentAccountType(models.TextChoices):
     EXTERNAL_BANK_ACCOUNT = "EXTERNAL_BANK_ACCOUNT"
     SERVICE_AUTO_FIAT_ACCOUNT = "SERVICE_AUTO_FIAT_ACCOUNT"
     SERVICE_FIAT_ACCOUNT = "SERVICE_FIAT_ACCOUNT"
+
+
+# Accounts whose balance the service holds: it debits and credits them. External accounts are
+# funded from outside, and only they may belong to a third party.
+SERVICE_ACCOUNT_TYPES = {
+    PaymentAccountType.SERVICE_CRYPTO_WALLET,
+    PaymentAccountType.SERVICE_AUTO_FIAT_ACCOUNT,
+    PaymentAccountType.SERVICE_FIAT_ACCOUNT,
+}
+EXTERNAL_ACCOUNT_TYPES = {PaymentAccountType.EXTERNAL_BANK_ACCOUNT, PaymentAccountType.EXTERNAL_CRYPTO_WALLET}
+# The type-specific object of each type in the API's bodies.
+ACCOUNT_DETAILS_KEYS = {
+    PaymentAccountType.EXTERNAL_BANK_ACCOUNT: "externalBankAccount",
+    PaymentAccountType.EXTERNAL_CRYPTO_WALLET: "externalCryptoWallet",
+    PaymentAccountType.SERVICE_CRYPTO_WALLET: "serviceCryptoWallet",
+    PaymentAccountType.SERVICE_AUTO_FIAT_ACCOUNT: "serviceAutoFiatAccount",
+    PaymentAccountType.SERVICE_FIAT_ACCOUNT: "serviceFiatAccount",
+}
 
 
 class PaymentAccountStatus(models.TextChoices):
@@ -203,7 +221,7 @@ class Transaction(models.Model):
     source_reference_id = models.CharField(max_length=200, blank=True)
     destination_reference_id = models.CharField(max_length=200, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
-    # When the next automatic step is due (PROCESSING -> COMPLETED in part 2).
+    # When the next automatic step is due (PROCESSING -> COMPLETED or FAILED).
     due_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -219,7 +237,7 @@ class Transaction(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first answer to POST /transactions with a key, replayed for 24 hours."""
+    """The first answer to POST /transactions with a key, replayed for a while (services/idempotency.py)."""
 
     api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
@@ -244,7 +262,7 @@ class AutomationRule(models.Model):
     trigger = models.JSONField()
     source_account_id = models.UUIDField(db_index=True)
     created_at = models.DateTimeField()
-    # Part 2: when the cron trigger fires next, and whether the threshold was already met.
+    # When the cron trigger fires next, and whether the threshold may fire (re-armed below it).
     next_run_at = models.DateTimeField(null=True, blank=True)
     threshold_armed = models.BooleanField(default=True)
 
@@ -268,6 +286,13 @@ class WebhookEndpoint(models.Model):
 
     def __str__(self):
         return self.url
+
+
+# Kinds the spec names: sent to endpoints that list them or list nothing.
+SPEC_EVENT_KINDS = ("customer.update",)
+# Sandbox extensions: sent only to endpoints that list them.
+EXTENSION_EVENT_KINDS = ("transaction.update", "payment_account.update")
+EVENT_KINDS = SPEC_EVENT_KINDS + EXTENSION_EVENT_KINDS
 
 
 class Event(models.Model):

@@ -174,6 +174,13 @@ class RateTable:
     def is_chain(self, method: str) -> bool:
         return method in self.chains
 
+    def same_kind(self, source_method: str, destination_method: str) -> str | None:
+        """ "crypto" or "fiat" when both methods are of that kind (the sandbox converts fiat to
+        crypto or crypto to fiat only); None for an onramp or offramp."""
+        if self.is_chain(source_method) != self.is_chain(destination_method):
+            return None
+        return "crypto" if self.is_chain(source_method) else "fiat"
+
     def rail_currency(self, rail: str) -> str:
         return self.rails[rail]["currency"]
 

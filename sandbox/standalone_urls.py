@@ -43,7 +43,7 @@ def server_error(request):
     return error_response(500, "INTERNAL_SERVER_ERROR", "Internal server error")
 
 
-handler400 = "sandbox.standalone_urls.bad_request"
-handler403 = "sandbox.standalone_urls.permission_denied"
-handler404 = "sandbox.standalone_urls.page_not_found"
-handler500 = "sandbox.standalone_urls.server_error"
+handler400 = bad_request
+handler403 = permission_denied
+handler404 = page_not_found
+handler500 = server_error

@@ -16,26 +16,6 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    """Nothing cached leaks from one test into the next (the upstream banner, counts)."""
-    from django.core.cache import cache
-
-    cache.clear()
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery():
-    """Unit tests run tasks in-process; the integration tests start real workers."""
-    from backoffice.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    app.conf.task_eager_propagates = True
-    yield
-    app.conf.task_always_eager = previous
-
-
 @pytest.fixture
 def make_staff(db, django_user_model):
     """make_staff("operations") -> a user in that role (password: 'correct horse battery')."""
@@ -82,22 +62,6 @@ def client_as(client, make_staff):
         return client
 
     return login
-
-
-@pytest.fixture
-def in_process(settings, monkeypatch):
-    """Requests into this project through WSGI, in the test's thread and transaction.
-
-    A raw WSGI call fires request_started/finished, whose close_old_connections would close
-    the test's connection inside its transaction (Django's test client unhooks it only around
-    its own requests). Here the connection ignores that call for the whole test. Webhook
-    deliveries of the sandbox go in-process too: no test reaches the network.
-    """
-    from django.db import connections
-
-    settings.SANDBOX_WEBHOOK_IN_PROCESS = True
-    for connection in connections.all():
-        monkeypatch.setattr(connection, "close_if_unusable_or_obsolete", lambda: None)
 
 
 class Sandbox:

@@ -1,73 +1,21 @@
-"""Payment account bodies, plus the small pieces every payments serializer shares.
+"""Payment account bodies, plus the currency object every payments serializer shares.
 
 Input serializers validate; output serializers only describe the answer for the OpenAPI document
 (services build the answers as plain dicts, which keeps the hot paths cheap).
 """
 
-import re
-from decimal import Decimal
-
-from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from ..kyc import Email, Enum, Pattern, StrictSerializer, Text, Uuid
-from ..models import PaymentAccountStatus, PaymentAccountType
+from ..models import ACCOUNT_DETAILS_KEYS, EXTERNAL_ACCOUNT_TYPES, PaymentAccountStatus, PaymentAccountType
 from ..rates import table
+from .fields import Boolean, DecimalStringField, Email, Enum, Pattern, StrictSerializer, Text, Uuid
+from .pages import PageQuery
 
 RATES = table()
 CHAINS = list(RATES.chains)
 FIAT_CURRENCIES = list(RATES.fiat)
 CRYPTO_LABELS = sorted({currency.label for currency in RATES.tokens.values()})
 PAYMENT_METHODS = list(RATES.payment_methods)
-
-
-# --- shared --------------------------------------------------------------------------------------
-
-
-# Decimal strings as the document describes them: digits, an optional fraction, no sign, no
-# exponent, no spaces; a positive one has a non-zero digit. Decimal places per currency and amount
-# limits are checked where the currency is known (docs/decisions/sandbox-contract.md).
-DECIMAL_PATTERN = r"^[0-9]{1,30}(\.[0-9]{1,30})?$"
-POSITIVE_DECIMAL_PATTERN = r"^([0-9]{0,29}[1-9][0-9]{0,29}(\.[0-9]{1,30})?|[0-9]{1,30}\.[0-9]{0,29}[1-9][0-9]{0,29})$"
-
-
-class DecimalStringField(Pattern):
-    """A decimal string ("10.50"). JSON numbers are refused: the spec carries amounts as strings."""
-
-    default_error_messages = {
-        "invalid": 'Must be a decimal string such as "10.50", not a JSON number',
-        "not_string": 'Must be a decimal string such as "10.50", not a JSON number',
-        "not_decimal": "'{value}' is not a decimal string",
-        "not_positive": "Must be greater than 0",
-    }
-
-    def __init__(self, *, positive=True, **kwargs):
-        self.positive = positive
-        super().__init__(DECIMAL_PATTERN, **kwargs)
-        if positive:
-            # The document's pattern says "greater than 0" too; the message says it in words.
-            self.validators[-1] = RegexValidator(POSITIVE_DECIMAL_PATTERN)
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("not_string")
-        try:
-            text = super().to_internal_value(data)
-        except serializers.ValidationError:
-            self.fail("not_decimal", value=data)
-        value = Decimal(text)
-        if self.positive and value <= 0:
-            self.fail("not_positive")
-        return value
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """true or false only, not "yes" or 1."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 class CurrencyOut(serializers.Serializer):
@@ -79,20 +27,6 @@ class CurrencyOut(serializers.Serializer):
 
 class CurrencyStringDecimalsOut(CurrencyOut):
     currencyDecimals = serializers.CharField(required=False, help_text="Crypto only; a string here")
-
-
-class QueryInteger(serializers.IntegerField):
-    """Digits with an optional minus sign, nothing else (no "1.0", "+1" or spaces)."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str) or not re.fullmatch(r"-?[0-9]{1,18}", data):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class PageQuery(serializers.Serializer):
-    pageToken = Text(required=False, help_text="nextPageToken of the previous page")
-    pageSize = QueryInteger(required=False, default=10, min_value=1, max_value=100)
 
 
 # --- input ---------------------------------------------------------------------------------------
@@ -169,22 +103,12 @@ class ServiceFiatAccountIn(StrictSerializer):
     currency = Enum(FIAT_CURRENCIES)
 
 
-SUB_OBJECTS = {
-    PaymentAccountType.EXTERNAL_BANK_ACCOUNT: "externalBankAccount",
-    PaymentAccountType.EXTERNAL_CRYPTO_WALLET: "externalCryptoWallet",
-    PaymentAccountType.SERVICE_CRYPTO_WALLET: "serviceCryptoWallet",
-    PaymentAccountType.SERVICE_AUTO_FIAT_ACCOUNT: "serviceAutoFiatAccount",
-    PaymentAccountType.SERVICE_FIAT_ACCOUNT: "serviceFiatAccount",
-}
-EXTERNAL_TYPES = {PaymentAccountType.EXTERNAL_BANK_ACCOUNT, PaymentAccountType.EXTERNAL_CRYPTO_WALLET}
-
-
 class PaymentAccountCreateIn(StrictSerializer):
     paymentAccountType = Enum(PaymentAccountType.values)
     customerId = Uuid()
     nickname = Text(required=False, allow_blank=True, max_length=200)
     organizationId = Uuid(required=False, help_text="If given, the organization of the API key")
-    isThirdParty = StrictBooleanField(required=False, default=False)
+    isThirdParty = Boolean(required=False, default=False)
     externalBankAccount = ExternalBankAccountIn(required=False)
     externalCryptoWallet = ExternalCryptoWalletIn(required=False)
     serviceCryptoWallet = ServiceCryptoWalletIn(required=False)
@@ -192,14 +116,14 @@ class PaymentAccountCreateIn(StrictSerializer):
     serviceFiatAccount = ServiceFiatAccountIn(required=False)
 
     def validate(self, attrs):
-        wanted = SUB_OBJECTS[attrs["paymentAccountType"]]
+        wanted = ACCOUNT_DETAILS_KEYS[attrs["paymentAccountType"]]
         problems = {}
         if wanted not in attrs:
             problems[wanted] = f"Required for {attrs['paymentAccountType']}"
-        for name in SUB_OBJECTS.values():
+        for name in ACCOUNT_DETAILS_KEYS.values():
             if name != wanted and name in attrs:
                 problems[name] = f"Not allowed for {attrs['paymentAccountType']}"
-        if attrs.get("isThirdParty") and attrs["paymentAccountType"] not in EXTERNAL_TYPES:
+        if attrs.get("isThirdParty") and attrs["paymentAccountType"] not in EXTERNAL_ACCOUNT_TYPES:
             problems["isThirdParty"] = "Only external bank accounts and external wallets can belong to a third party"
         if problems:
             raise serializers.ValidationError(problems)
@@ -285,17 +209,3 @@ class BalanceOut(serializers.Serializer):
     currency = CurrencyStringDecimalsOut()
     balance = serializers.CharField()
     usdValue = serializers.CharField()
-
-
-def validated(serializer_class, data, *, location: str = "body") -> dict:
-    """Validate `data`; failures become VALIDATION_ERROR details at `location` (body or query).
-
-    In a query, an optional parameter given with an empty value counts as absent (DRF's way;
-    the document says so with allowEmptyValue)."""
-    serializer = serializer_class(data=data)
-    try:
-        serializer.is_valid(raise_exception=True)
-    except serializers.ValidationError as exc:
-        exc.location = location
-        raise
-    return serializer.validated_data

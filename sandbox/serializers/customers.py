@@ -1,18 +1,25 @@
-"""The customer object as the API answers it.
+"""Customer bodies: create and update requests (with their KYC/KYB data), the list and read
+queries, the review helper's body, and the customer object as the API answers it.
 
-The declared fields describe the object for the OpenAPI document; `to_representation` builds
-it directly, because two fields appear only under conditions:
+The declared fields of the answer describe it for the OpenAPI document; `to_representation`
+builds it directly, because two fields appear only under conditions:
 - availablePaymentMethods: in list items always, in a single read only with
   includePaymentMethods=true (context "payment_methods");
 - verificationIssues: only in NEEDS_ADDITIONAL_INFORMATION, UNDER_REVIEW and REJECTED.
 """
 
-import datetime as dt
+import re
+from collections.abc import Mapping
 
 from django.urls import reverse
 from rest_framework import serializers
 
+from .. import clock
 from ..models import Customer, CustomerStatus, CustomerType
+from .fields import Email, Enum, StrictSerializer, Text, Uuid
+from .kyc.businesses import KybDataSerializer
+from .kyc.persons import KycDataSerializer
+from .pages import PageQuery
 
 FIAT_METHODS = ["ACH", "WIRE", "SEPA"]
 # Domestic rails added when the customer's country is known to be theirs.
@@ -24,10 +31,17 @@ ISSUE_STATUSES = (
     CustomerStatus.UNDER_REVIEW,
     CustomerStatus.REJECTED,
 )
-
-
-def timestamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+# What the review test helper may decide.
+REVIEW_OUTCOMES = (
+    CustomerStatus.ACTIVE,
+    CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
+    CustomerStatus.REJECTED,
+)
+# Which name fields each customer type takes; the other type's fields are refused.
+TYPE_FIELDS = {
+    CustomerType.INDIVIDUAL: {"required": ("firstName", "lastName"), "data": "kycData"},
+    CustomerType.BUSINESS: {"required": ("businessName",), "data": "kybData"},
+}
 
 
 def customer_country(customer: Customer) -> str | None:
@@ -48,6 +62,92 @@ def available_payment_methods(customer: Customer) -> list[str]:
 def verification_link(request, customer: Customer) -> str:
     """{forms_url}/verify/<token>, {forms_url} being {base_url}/forms of this very request."""
     return request.build_absolute_uri(f"{reverse('sandbox-index')}forms/verify/{customer.verification_token}")
+
+
+# --- Requests ----------------------------------------------------------------------------------
+
+
+class CustomerCreateSerializer(StrictSerializer):
+    customerType = Enum(CustomerType.values)
+    email = Email(max_length=254)
+    firstName = Text(required=False, max_length=200, help_text="Required for INDIVIDUAL customers")
+    lastName = Text(required=False, max_length=200, help_text="Required for INDIVIDUAL customers")
+    businessName = Text(required=False, max_length=300, help_text="Required for BUSINESS customers")
+    kycData = KycDataSerializer(required=False, help_text="INDIVIDUAL customers only")
+    kybData = KybDataSerializer(required=False, help_text="BUSINESS customers only")
+
+    def body_errors(self, data: Mapping) -> dict:
+        errors = super().body_errors(data)
+        customer_type = data.get("customerType")
+        if isinstance(customer_type, str) and customer_type in TYPE_FIELDS:
+            errors.update(_type_errors(customer_type, data, creating=True))
+        return errors
+
+
+class CustomerUpdateSerializer(StrictSerializer):
+    """PATCH body: any subset of kycData and kybData. Use with partial=True and
+    context={"customer_type": ...}."""
+
+    kycData = KycDataSerializer(required=False, help_text="INDIVIDUAL customers only")
+    kybData = KybDataSerializer(required=False, help_text="BUSINESS customers only")
+
+    def body_errors(self, data: Mapping) -> dict:
+        return {**super().body_errors(data), **_type_errors(self.context["customer_type"], data, creating=False)}
+
+
+def _type_errors(customer_type: str, data: Mapping, *, creating: bool) -> dict:
+    """The name fields a type requires, and the other type's fields it refuses."""
+    own = TYPE_FIELDS[customer_type]
+    other_type, other = next((t, f) for t, f in TYPE_FIELDS.items() if t != customer_type)
+    errors = {}
+    if creating:
+        for name in own["required"]:
+            if name not in data:
+                errors[name] = [f"This field is required for {customer_type} customers."]
+    for name in (*(other["required"] if creating else ()), other["data"]):
+        if name in data:
+            errors[name] = [f"{name} applies to {other_type} customers only, not {customer_type}."]
+    return errors
+
+
+class CustomerListQuerySerializer(PageQuery):
+    organizationId = Uuid(required=False, help_text="Only this organization's customers")
+
+
+class CustomerReadQuerySerializer(serializers.Serializer):
+    includePaymentMethods = serializers.BooleanField(
+        required=False, default=False, help_text="true adds availablePaymentMethods"
+    )
+
+
+# --- Test helpers -------------------------------------------------------------------------------
+
+
+class ReviewIssueSerializer(StrictSerializer):
+    code = Text(max_length=64, help_text="Upper-case code, e.g. DOCUMENT_MISSING_BACK")
+    message = Text(max_length=500)
+
+    def validate_code(self, value):
+        if not re.fullmatch(r"[A-Z0-9_]+", value):
+            raise serializers.ValidationError("Must be an upper-case code such as DOCUMENT_MISSING_BACK.")
+        return value
+
+
+class CustomerReviewSerializer(StrictSerializer):
+    outcome = Enum(REVIEW_OUTCOMES)
+    issues = ReviewIssueSerializer(many=True, required=False, default=list)
+
+    def validate(self, attrs):
+        if attrs["outcome"] == "NEEDS_ADDITIONAL_INFORMATION" and not attrs["issues"]:
+            raise serializers.ValidationError(
+                {"issues": "At least one issue is needed for NEEDS_ADDITIONAL_INFORMATION."}
+            )
+        if attrs["outcome"] == "ACTIVE" and attrs["issues"]:
+            raise serializers.ValidationError({"issues": "An ACTIVE outcome has no issues."})
+        return attrs
+
+
+# --- Answers -----------------------------------------------------------------------------------
 
 
 class VerificationIssueSerializer(serializers.Serializer):
@@ -84,7 +184,7 @@ class CustomerSerializer(serializers.Serializer):
             "name": customer.name,
             "email": customer.email,
             "verificationLink": verification_link(self.context["request"], customer),
-            "updatedAt": timestamp(customer.updated_at),
+            "updatedAt": clock.iso(customer.updated_at),
             "organizationId": str(customer.organization_id),
         }
         if self.context.get("payment_methods"):
@@ -93,7 +193,7 @@ class CustomerSerializer(serializers.Serializer):
             # .all() so that a prefetch of the list is used.
             issues = sorted(customer.issues.all(), key=lambda issue: (issue.timestamp, issue.pk))
             body["verificationIssues"] = [
-                {"code": issue.code, "message": issue.message, "timestamp": timestamp(issue.timestamp)}
+                {"code": issue.code, "message": issue.message, "timestamp": clock.iso(issue.timestamp)}
                 for issue in issues
             ]
         return body

@@ -2,8 +2,8 @@
 
 from rest_framework import serializers
 
-from ..kyc import Enum, StrictSerializer, Text, Uuid
-from .accounts import PAYMENT_METHODS, CurrencyOut, DecimalStringField, StrictBooleanField
+from .accounts import PAYMENT_METHODS, CurrencyOut
+from .fields import Boolean, DecimalStringField, Enum, StrictSerializer, Text, Uuid
 
 
 class QuoteSourceIn(StrictSerializer):
@@ -34,7 +34,7 @@ class QuoteCreateIn(StrictSerializer):
     source = QuoteSourceIn()
     destination = QuoteDestinationIn()
     developerFee = DeveloperFeeIn(required=False)
-    guaranteeQuote = StrictBooleanField(required=False, default=False)
+    guaranteeQuote = Boolean(required=False, default=False)
 
 
 class FeeAmountOut(serializers.Serializer):

@@ -3,8 +3,8 @@
 from croniter import croniter
 from rest_framework import serializers
 
-from ..kyc import Enum, Pattern, StrictSerializer, Text, Uuid
-from .accounts import PAYMENT_METHODS, CurrencyOut, DecimalStringField
+from .accounts import PAYMENT_METHODS, CurrencyOut
+from .fields import DecimalStringField, Enum, Pattern, StrictSerializer, Text, Uuid
 from .quotes import DeveloperFeeIn
 
 

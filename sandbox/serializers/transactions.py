@@ -4,8 +4,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ..kyc import StrictSerializer, Text
 from .accounts import CHAINS, CurrencyOut
+from .fields import StrictSerializer, Text
 from .quotes import FeesOut
 
 
@@ -92,3 +92,14 @@ class TransactionOut(serializers.Serializer):
 
 class MessageOut(serializers.Serializer):
     message = serializers.CharField()
+
+
+# --- test helpers -------------------------------------------------------------------------------
+
+
+class DepositLinkOut(serializers.Serializer):
+    depositFormLink = serializers.URLField(help_text="{base_url}/forms/deposits/<signed token>")
+
+
+class TransactionAdvanceIn(serializers.Serializer):
+    to = serializers.ChoiceField(["AWAITING_TRANSFER", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])

@@ -4,16 +4,38 @@ The input serializer validates; output serializers build the answers and describ
 OpenAPI document. The secret appears in the create answer only (WebhookEndpointCreatedOut).
 """
 
+from urllib.parse import urlsplit
+
 from rest_framework import serializers
 
-from ..models import DeliveryStatus
-from ..services.webhooks import EVENT_KINDS, EXTENSION_EVENT_KINDS, SPEC_EVENT_KINDS, timestamp, url_problem
+from .. import clock
+from ..models import EVENT_KINDS, EXTENSION_EVENT_KINDS, SPEC_EVENT_KINDS, DeliveryStatus
 
 EVENTS_HELP = (
     f"Event kinds to receive. Empty or absent: the spec's kinds ({', '.join(SPEC_EVENT_KINDS)}). "
     f"Sandbox extension kinds ({', '.join(EXTENSION_EVENT_KINDS)}) are sent only when listed; a "
     "non-empty list is exactly what the endpoint receives."
 )
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot receive webhooks, or None. Hosts without a dot (docker service names,
+    localhost) are allowed: integrators test against their own machines."""
+    if any(ch.isspace() for ch in url):
+        return "Must not contain spaces"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return "Not a valid URL"
+    if parts.scheme not in ("http", "https"):
+        return "Must be an http:// or https:// URL"
+    if not parts.hostname:
+        return "Must name a host"
+    if parts.username is not None or parts.password is not None:
+        # The URL is shown in every read; the signature is the authentication.
+        return "Must not carry credentials (user:password@); deliveries are signed instead"
+    return None
 
 
 class EventKindField(serializers.ChoiceField):
@@ -65,7 +87,7 @@ class WebhookEndpointOut(serializers.Serializer):
             "webhookId": str(endpoint.id),
             "url": endpoint.url,
             "events": list(endpoint.events),
-            "createdAt": timestamp(endpoint.created_at),
+            "createdAt": clock.iso(endpoint.created_at),
         }
 
 
@@ -110,9 +132,9 @@ class DeliveryOut(serializers.Serializer):
             "attempts": delivery.attempts,
             "responseStatus": delivery.response_status,
             "lastError": delivery.last_error,
-            "lastAttemptAt": timestamp(delivery.last_attempt_at) if delivery.last_attempt_at else None,
-            "nextAttemptAt": timestamp(delivery.next_attempt_at) if delivery.next_attempt_at else None,
-            "createdAt": timestamp(delivery.created_at),
+            "lastAttemptAt": clock.iso(delivery.last_attempt_at) if delivery.last_attempt_at else None,
+            "nextAttemptAt": clock.iso(delivery.next_attempt_at) if delivery.next_attempt_at else None,
+            "createdAt": clock.iso(delivery.created_at),
         }
 
 

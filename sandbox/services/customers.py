@@ -6,34 +6,31 @@ NEEDS_ADDITIONAL_INFORMATION --changed data--> UNDER_REVIEW; ACTIVE --deactivate
 `updated_at` is the time of the last status change, as the spec defines updatedAt.
 """
 
-import datetime as dt
 import secrets
 
 from django.db import transaction
-from django.db.models import Q
 
 from .. import clock
 from ..errors import bad_request
 from ..models import ApiKey, Customer, CustomerStatus, CustomerType, VerificationIssue
+from ..pagination import PageToken, keyset_page
+from .records import record_for_key
 from .verification import emit_customer_update, review_settle_if_due, review_start
 
 # PATCH is refused in the other states: the profile is under review, decided, or closed.
 UPDATABLE_STATUSES = (CustomerStatus.CREATED, CustomerStatus.NEEDS_ADDITIONAL_INFORMATION)
-REVIEW_OUTCOMES = (
-    CustomerStatus.ACTIVE,
-    CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
-    CustomerStatus.REJECTED,
-)
+# Customers in these states can no longer be given accounts, rules or quotes.
+CLOSED_CUSTOMER = {CustomerStatus.REJECTED, CustomerStatus.DEACTIVATED}
 
 
-def _start_review(customer: Customer) -> None:
-    """The review simulation (sandbox.services.verification) takes over from here."""
-    review_start(customer)
+def customer_for_key(*, api_key: ApiKey, customer_id) -> Customer:
+    """The customer as stored (a review that has come due not applied: see customer_get)."""
+    return record_for_key(Customer.objects, api_key=api_key, kind="Customer", record_id=customer_id)
 
 
 @transaction.atomic
 def customer_create(*, api_key: ApiKey, data: dict) -> Customer:
-    """`data` is a validated create body (sandbox.kyc.CustomerCreateSerializer)."""
+    """`data` is a validated create body (serializers.customers.CustomerCreateSerializer)."""
     now = clock.now()
     customer = Customer(
         organization_id=api_key.organization_id,
@@ -50,7 +47,8 @@ def customer_create(*, api_key: ApiKey, data: dict) -> Customer:
     )
     customer.save()
     if customer.kyc_data or customer.kyb_data:
-        _start_review(customer)
+        # The review simulation (sandbox.services.verification) takes over from here.
+        review_start(customer)
     return customer
 
 
@@ -85,7 +83,7 @@ def customer_update(*, customer: Customer, data: dict) -> Customer:
 
     setattr(customer, field, merged)
     customer.save(update_fields=[field])
-    _start_review(customer)
+    review_start(customer)
     return customer
 
 
@@ -125,24 +123,18 @@ def customer_deactivate(*, customer: Customer) -> Customer:
 # --- Reads ----------------------------------------------------------------------------------
 
 
-def customer_get(*, customer_id) -> Customer | None:
-    """The customer, with a review that has come due applied first."""
-    customer = Customer.objects.prefetch_related("issues").filter(pk=customer_id).first()
-    return review_settle_if_due(customer) if customer else None
+def customer_get(*, api_key: ApiKey, customer_id) -> Customer:
+    """The customer as a read shows it: with a review that has come due applied first."""
+    customers = Customer.objects.prefetch_related("issues")
+    return review_settle_if_due(record_for_key(customers, api_key=api_key, kind="Customer", record_id=customer_id))
 
 
-def customer_list(*, organization_id, after: tuple[dt.datetime, str] | None, size: int) -> list[Customer]:
-    """One page in (created_at, id) order, keyset after the last row of the previous page.
-    Answers up to size + 1 rows: the extra one only tells that another page exists."""
-    customers = Customer.objects.filter(organization_id=organization_id)
-    if after:
-        created_at, last_id = after
-        # The plain bound lets PostgreSQL seek the index; the OR alone would make it scan from the start.
-        customers = customers.filter(created_at__gte=created_at).filter(
-            Q(created_at__gt=created_at) | Q(created_at=created_at, id__gt=last_id)
-        )
-    rows = customers.order_by("created_at", "id").prefetch_related("issues")[: size + 1]
-    if not any(c.status == CustomerStatus.UNDER_REVIEW and c.review_due_at for c in rows):
-        return rows
+def customer_list(*, organization_id, token: PageToken | None, size: int) -> tuple[list[Customer], str | None]:
+    """One page in (created_at, id) order, reviews that have come due applied: (customers,
+    nextPageToken)."""
+    customers = Customer.objects.filter(organization_id=organization_id).prefetch_related("issues")
+    page, next_token = keyset_page(customers, order="created_at", token=token, size=size)
+    if not any(c.status == CustomerStatus.UNDER_REVIEW and c.review_due_at for c in page):
+        return page, next_token
     now = clock.now()  # one clock read for the page
-    return [review_settle_if_due(customer, now=now) for customer in rows]
+    return [review_settle_if_due(customer, now=now) for customer in page], next_token

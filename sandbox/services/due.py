@@ -1,8 +1,8 @@
 """Catching up with the sandbox clock: everything that fell due, here and now.
 
-The periodic Celery tasks (sandbox/tasks.py, sandbox/tasks_verification.py) do this piece by
-piece; `test-helpers/clock/advance` calls `due_work_run` after its commit, so that advancing
-the clock has its effect at once, with or without a beat.
+The periodic Celery tasks (sandbox/tasks.py) do this piece by piece; `test-helpers/clock/advance`
+calls `due_work_run` after its commit, so that advancing the clock has its effect at once, with
+or without a beat.
 """
 
 from . import rules, transactions, verification, webhooks

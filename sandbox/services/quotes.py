@@ -1,4 +1,5 @@
-"""Quotes: a priced conversion between two payment accounts, valid for 5 minutes and usable once."""
+"""Quotes: a priced conversion between two payment accounts, valid for QUOTE_LIFETIME and usable once;
+and the exchange rates they are priced at."""
 
 import datetime as dt
 from decimal import Decimal
@@ -6,10 +7,21 @@ from decimal import Decimal
 from django.db import transaction
 
 from .. import clock
+from ..auth import check_organization
 from ..errors import bad_request, detail, not_found, validation_error
-from ..models import ApiKey, Customer, CustomerStatus, PaymentAccount, PaymentAccountStatus, Quote, Tier
+from ..models import (
+    ApiKey,
+    Customer,
+    CustomerStatus,
+    PaymentAccount,
+    PaymentAccountStatus,
+    PaymentAccountType,
+    Quote,
+    Tier,
+)
 from ..rates import Currency, Pricing, amount_str, rate_str, table
-from .accounts import T, check_organization, customer_for_key, iso, parse_id
+from .customers import customer_for_key
+from .records import parse_id, record_for_key
 
 QUOTE_LIFETIME = dt.timedelta(minutes=5)
 
@@ -30,9 +42,9 @@ def check_account(
         raise bad_request(f"{label} belongs to a third party and cannot be a source of funds")
     details = account.details
     method_path = [*path[:-1], f"{side}PaymentMethod"]
-    if account.account_type == T.EXTERNAL_BANK_ACCOUNT:
+    if account.account_type == PaymentAccountType.EXTERNAL_BANK_ACCOUNT:
         allowed = [details["bankAccountPaymentMethod"]]
-    elif account.account_type in (T.EXTERNAL_CRYPTO_WALLET, T.SERVICE_CRYPTO_WALLET):
+    elif account.account_type in (PaymentAccountType.EXTERNAL_CRYPTO_WALLET, PaymentAccountType.SERVICE_CRYPTO_WALLET):
         allowed = [details["address"]["chain"]]
     else:
         allowed = rates.rails_for(details["currency"]["label"])
@@ -55,8 +67,8 @@ def price_request(*, api_key: ApiKey, data: dict, customer: Customer) -> tuple[P
     dst_method = rates.check_method(
         destination["destinationPaymentMethod"], ["destination", "destinationPaymentMethod"]
     )
-    if rates.is_chain(src_method) == rates.is_chain(dst_method):
-        kind = "crypto" if rates.is_chain(src_method) else "fiat"
+    kind = rates.same_kind(src_method, dst_method)
+    if kind:
         raise bad_request(
             f"{src_method} -> {dst_method} is {kind} to {kind}: the sandbox converts fiat to crypto (onramp) "
             "or crypto to fiat (offramp) only"
@@ -152,7 +164,7 @@ def quote_create(*, api_key: ApiKey, data: dict) -> Quote:
 def quote_body(quote: Quote) -> dict:
     return {
         "quoteId": str(quote.pk),
-        "expiresAt": iso(quote.expires_at),
+        "expiresAt": clock.iso(quote.expires_at),
         "estimatedExchangeRate": rate_str(quote.exchange_rate),
         "destinationAmount": amount_str(quote_currencies(quote)[1].quantize(quote.destination_amount)),
         "fees": quote.fees,
@@ -171,8 +183,35 @@ def quote_for_key(*, api_key: ApiKey, quote_id, lock: bool = False) -> Quote:
     quotes = Quote.objects.select_related("customer")
     if lock:
         quotes = quotes.select_for_update(of=("self",))
-    quote = quotes.filter(pk=parse_id(quote_id, "Quote")).first()
-    if quote is None:
-        raise not_found("Quote", quote_id)
-    check_organization(api_key, quote.customer.organization_id)
-    return quote
+    return record_for_key(quotes, api_key=api_key, kind="Quote", record_id=quote_id)
+
+
+# --- exchange rates -----------------------------------------------------------------------------
+
+
+def exchange_rate_body(
+    *, source_method: str, source_currency: str, destination_method: str, destination_currency: str, source_amount
+) -> dict:
+    """GET /exchange-rates: the rate and the FLAT fee; with a source amount (not None) also the
+    PERCENTAGE fee, the fees and the destination amount (no developer fee). Query parameters."""
+    rates = table()
+    src_method = rates.check_method(source_method, ["sourcePaymentMethod"], location="query")
+    dst_method = rates.check_method(destination_method, ["destinationPaymentMethod"], location="query")
+    kind = rates.same_kind(src_method, dst_method)
+    if kind:
+        raise bad_request(
+            f"{src_method} -> {dst_method} is {kind} to {kind}: rates exist from fiat to crypto (onramp) "
+            "and from crypto to fiat (offramp) only"
+        )
+    source = rates.resolve(src_method, source_currency, ["sourceCurrency"], location="query")
+    destination = rates.resolve(dst_method, destination_currency, ["destinationCurrency"], location="query")
+    if source_amount is not None:
+        rates.check_places(source, source_amount, ["sourceAmount"], location="query")
+    pricing = rates.price(
+        source=source, source_method=src_method, destination=destination, source_amount=source_amount, location="query"
+    )
+    body = {"exchangeRate": rate_str(pricing.exchange_rate), "feeComponents": pricing.fee_components()}
+    if source_amount is not None:
+        body["destinationAmount"] = amount_str(pricing.destination_amount)
+        body["fees"] = pricing.fees(with_developer_fee=False)
+    return body

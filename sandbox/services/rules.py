@@ -8,26 +8,19 @@ from django.db import transaction
 from django.db.models import Q
 
 from .. import clock
-from ..errors import ApiError, bad_request, detail, not_found, validation_error
-from ..models import ApiKey, AutomationRule, Customer, PaymentAccount
+from ..errors import ApiError, bad_request, detail, validation_error
+from ..models import SERVICE_ACCOUNT_TYPES, ApiKey, AutomationRule, Customer, PaymentAccount
 from ..rates import amount_str, table
-from .accounts import (
-    CLOSED_CUSTOMER,
-    SERVICE_TYPES,
-    balance_currency,
-    balance_get,
-    check_organization,
-    customer_for_key,
-    iso,
-    parse_id,
-)
+from .customers import CLOSED_CUSTOMER, customer_for_key
+from .ledger import balance_currency, balance_get
 from .quotes import price_request, quote_create
+from .records import record_for_key
 from .transactions import transaction_create
 
 THRESHOLD_BASED, CRON_BASED = "THRESHOLD_BASED", "CRON_BASED"
 
 
-def _quote_data(customer_id, template: dict) -> dict:
+def _quote_request(customer_id, template: dict) -> dict:
     """The quote request a template stands for."""
     data = {
         "customerId": customer_id,
@@ -58,17 +51,17 @@ def _stored_template(template: dict) -> dict:
     return stored
 
 
-def _checked(*, api_key: ApiKey, data: dict) -> tuple[Customer, dict, dict]:
+def _validated_rule(*, api_key: ApiKey, data: dict) -> tuple[Customer, dict, dict]:
     """Validate like a quote would be at run time; -> (customer, stored template, stored trigger)."""
     customer = customer_for_key(api_key=api_key, customer_id=data["customerId"])
     if customer.status in CLOSED_CUSTOMER:
         raise bad_request(f"Customer {customer.pk} is {customer.status}: automation rules cannot be set up")
     template = _stored_template(data["transactionTemplate"])
-    quote_data = _quote_data(customer.pk, template)
-    pricing, src_account, _ = price_request(api_key=api_key, data=quote_data, customer=customer)
+    quote_request = _quote_request(customer.pk, template)
+    pricing, src_account, _ = price_request(api_key=api_key, data=quote_request, customer=customer)
     trigger = data["trigger"]
     if "thresholdAmount" in trigger:
-        if src_account.account_type not in SERVICE_TYPES:
+        if src_account.account_type not in SERVICE_ACCOUNT_TYPES:
             message = "A threshold needs a source account whose balance the service holds (a SERVICE_* account)"
             raise validation_error([detail(["trigger", "thresholdAmount"], message)])
         table().check_places(pricing.source, trigger["thresholdAmount"], ["trigger", "thresholdAmount"])
@@ -86,7 +79,7 @@ def _next_run(trigger: dict, after: dt.datetime) -> dt.datetime | None:
 
 @transaction.atomic
 def rule_create(*, api_key: ApiKey, data: dict) -> AutomationRule:
-    customer, template, trigger = _checked(api_key=api_key, data=data)
+    customer, template, trigger = _validated_rule(api_key=api_key, data=data)
     now = clock.now()
     return AutomationRule.objects.create(
         customer=customer,
@@ -104,11 +97,7 @@ def rule_for_key(*, api_key: ApiKey, rule_id, lock: bool = False) -> AutomationR
     rules = AutomationRule.objects.select_related("customer")
     if lock:
         rules = rules.select_for_update(of=("self",))
-    rule = rules.filter(pk=parse_id(rule_id, "Automation rule")).first()
-    if rule is None:
-        raise not_found("Automation rule", rule_id)
-    check_organization(api_key, rule.customer.organization_id)
-    return rule
+    return record_for_key(rules, api_key=api_key, kind="Automation rule", record_id=rule_id)
 
 
 @transaction.atomic
@@ -118,7 +107,7 @@ def rule_update(*, api_key: ApiKey, rule_id, data: dict) -> AutomationRule:
         raise bad_request(f"The body's id {data['id']} does not match the path's {rule.pk}")
     if str(data["customerId"]) != str(rule.customer_id):
         raise bad_request(f"Automation rule {rule.pk} belongs to customer {rule.customer_id}; customerId cannot change")
-    _, template, trigger = _checked(api_key=api_key, data=data)
+    _, template, trigger = _validated_rule(api_key=api_key, data=data)
     rule.name, rule.template = data["name"], template
     if trigger != rule.trigger:
         rule.trigger, rule.next_run_at, rule.threshold_armed = trigger, _next_run(trigger, clock.now()), True
@@ -157,7 +146,7 @@ def rule_body(rule: AutomationRule) -> dict:
             "developerFee": template.get("developerFee") or {"developerFeeType": "USD", "developerFeeAmount": "0.00"},
         },
         "trigger": trigger,
-        "createdAt": iso(rule.created_at),
+        "createdAt": clock.iso(rule.created_at),
     }
 
 
@@ -174,7 +163,7 @@ def _threshold_reached(rule: AutomationRule) -> bool:
     return balance_get(account=account, currency=currency) >= Decimal(rule.trigger["thresholdAmount"])
 
 
-def _claim(rule: AutomationRule, now: dt.datetime) -> bool:
+def _claim_firing(rule: AutomationRule, now: dt.datetime) -> bool:
     """Whether this runner fires the rule now. The claim is a conditional UPDATE on the state the
     runner read, so of two runners (two beats, a beat and the helper) exactly one fires a firing.
 
@@ -204,7 +193,7 @@ def _acting_key(organization_id) -> ApiKey | None:
 def automation_rules_fire_due(*, api_key: ApiKey | None = None, source_account_id=None) -> dict:
     """Fire every rule that is due on the sandbox clock: each firing is one quote and one
     transaction from the template (correlationId "automation-rule:<id>"). The one code path of the
-    periodic task, the balance-change check and the test helper.
+    periodic task, the balance-change check and the test helper automation-rules/run.
 
     - api_key: only that key's organization, acting with that key (the helper);
     - source_account_id: only the threshold rules on that account (after its balance changed).
@@ -224,7 +213,7 @@ def automation_rules_fire_due(*, api_key: ApiKey | None = None, source_account_i
     keys = {}
     for rule in rules:
         with transaction.atomic():
-            if not _claim(rule, now):
+            if not _claim_firing(rule, now):
                 continue
             organization_id = rule.customer.organization_id
             key = api_key or keys.get(organization_id) or keys.setdefault(organization_id, _acting_key(organization_id))
@@ -233,7 +222,7 @@ def automation_rules_fire_due(*, api_key: ApiKey | None = None, source_account_i
                 continue
             try:
                 with transaction.atomic():
-                    quote = quote_create(api_key=key, data=_quote_data(rule.customer_id, rule.template))
+                    quote = quote_create(api_key=key, data=_quote_request(rule.customer_id, rule.template))
                     tx = transaction_create(api_key=key, quote_id=quote.pk, correlation_id=f"automation-rule:{rule.pk}")
             except ApiError as exc:
                 failed.append({"ruleId": str(rule.pk), "name": rule.name, "message": exc.message})
@@ -242,8 +231,3 @@ def automation_rules_fire_due(*, api_key: ApiKey | None = None, source_account_i
             {"ruleId": str(rule.pk), "name": rule.name, "transactionId": str(tx.pk), "transactionStatus": tx.status}
         )
     return {"fired": fired, "failed": failed}
-
-
-def automation_rules_run(*, api_key: ApiKey) -> dict:
-    """Test helper automation-rules/run: the due rules of the key's organization, now."""
-    return automation_rules_fire_due(api_key=api_key)

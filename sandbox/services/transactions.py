@@ -15,30 +15,22 @@ applied once. Every status change emits `transaction.update`.
 """
 
 import datetime as dt
-import hashlib
-import json
-import logging
 import uuid
-from functools import partial
 
 from django.conf import settings
 from django.core import signing
 from django.db import IntegrityError, transaction
-from kombu.exceptions import OperationalError
 
-from .. import clock
-from ..errors import ApiError, bad_request, detail, error_body, flatten, not_found, validation_error
-from ..events import emit
-from ..models import ApiKey, CustomerStatus, IdempotencyRecord, Quote, Transaction, TransactionStatus
-from ..rates import Currency, amount_str, rate_str, table
-from ..serializers.transactions import TransactionCreateIn
-from .accounts import SERVICE_TYPES, T, balance_credit, balance_debit, balance_get, base58, check_organization, iso
-from .accounts import parse_id as _parse_id
+from .. import clock, signals
+from ..errors import bad_request, not_found
+from ..models import SERVICE_ACCOUNT_TYPES, ApiKey, CustomerStatus, Transaction, TransactionStatus
+from ..rates import Currency, amount_str, rate_str
+from .instructions import reference_id, transfer_instructions
+from .ledger import balance_credit, balance_debit, balance_get
 from .quotes import quote_currencies, quote_for_key
+from .records import record_for_key
+from .webhooks import emit
 
-logger = logging.getLogger(__name__)
-
-S = TransactionStatus
 TRANSFER_WINDOW = dt.timedelta(minutes=30)
 DEFAULT_PROCESSING_DELAY_SECONDS = 10
 # The failure rule: a source amount whose cents are .13 (100.13 USD, 20.130000 USDC) ends FAILED.
@@ -46,111 +38,12 @@ FAILING_CENTS = 13
 # How many due transactions one sweep settles, so that a backlog never holds one long transaction.
 SWEEP_BATCH = 500
 DEPOSIT_SIGNING_SALT = "sandbox.forms.deposit"
-IDEMPOTENCY_WINDOW = dt.timedelta(hours=24)
-NEXT = {
-    S.CREATED: [S.AWAITING_TRANSFER],
-    S.AWAITING_TRANSFER: [S.PROCESSING, S.EXPIRED],
-    S.PROCESSING: [S.COMPLETED, S.FAILED],
+NEXT_STATUSES = {
+    TransactionStatus.CREATED: [TransactionStatus.AWAITING_TRANSFER],
+    TransactionStatus.AWAITING_TRANSFER: [TransactionStatus.PROCESSING, TransactionStatus.EXPIRED],
+    TransactionStatus.PROCESSING: [TransactionStatus.COMPLETED, TransactionStatus.FAILED],
 }
-CANCELLABLE = {S.CREATED, S.AWAITING_TRANSFER}
-SANDBOX_BANK = {
-    "transferBankName": "Sandbox Settlement Bank",
-    "transferBankAddress": "1 Sandbox Way, Testville",
-}
-
-
-# --- deterministic instruction values -----------------------------------------------------------
-
-
-def _digits(seed: str, count: int) -> str:
-    number = int(hashlib.sha256(seed.encode()).hexdigest(), 16)
-    return str(number).zfill(count)[-count:]
-
-
-def _iban(country: str, length: int, seed: str) -> str:
-    bban = _digits(seed, length - 4)
-    numeric = "".join(str(int(c, 36)) for c in bban + country + "00")
-    return f"{country}{98 - int(numeric) % 97:02d}{bban}"
-
-
-def _clabe(seed: str) -> str:
-    body = "646180" + _digits(seed, 11)
-    total = sum(int(d) * w % 10 for d, w in zip(body, [3, 7, 1] * 6, strict=False))
-    return body + str((10 - total % 10) % 10)
-
-
-def _reference(tx_id: uuid.UUID) -> str:
-    return "SBX" + tx_id.hex[:10].upper()
-
-
-def _field_value(name: str, tx: Transaction, rail: dict) -> str:
-    seed = f"{tx.pk}:{name}"
-    values = {
-        "transferBankAccountNumber": lambda: _digits(seed, 12),
-        # 123456780 passes the ABA checksum and belongs to no real bank.
-        "transferRoutingNumber": lambda: "123456780",
-        "transferBicSwift": lambda: "SBXB" + rail.get("ibanCountry", "US") + "2XXXX",
-        "transferIban": lambda: _iban(rail.get("ibanCountry", "DE"), rail.get("ibanLength", 22), seed),
-        "transferSortCode": lambda: "040075",
-        "transferIfscCode": lambda: "SBXB0" + _digits(seed, 6),
-        "transferClabeNumber": lambda: _clabe(seed),
-        "transferPixCode": lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, seed)),
-        "transferBsbNumber": lambda: "062-" + _digits(seed, 3),
-        "transferTransitNumber": lambda: _digits(seed, 5),
-        "transferBankCode": lambda: _digits(seed, 3),
-        "transferBranchCode": lambda: _digits(seed, 3),
-        "transferCnapsCode": lambda: _digits(seed, 12),
-        "transferNubanCode": lambda: _digits(seed, 10),
-        "transferClearingCode": lambda: _digits(seed, 4),
-        "transferRoutingCode": lambda: _digits(seed, 9),
-        "transferPaymentLink": lambda: f"https://pay.sandbox.example/{_reference(tx.pk)}",
-    }
-    return values[name]()
-
-
-def fiat_instructions(tx: Transaction, method: str, beneficiary: str) -> dict:
-    """Bank details to pay into; only the fields the rail uses (sandbox/data/rates.json)."""
-    rates = table()
-    rail = rates.rails[method]
-    instructions = {"type": "fiat", "transferPaymentMethod": method, "transferMessage": _reference(tx.pk)}
-    instructions |= SANDBOX_BANK
-    instructions["transferBankBeneficiaryName"] = f"Payments Sandbox FBO {beneficiary}".strip()
-    for name in rates.instruction_templates[rail["instructions"]]:
-        instructions[name] = _field_value(name, tx, rail)
-    return instructions
-
-
-def deposit_address(chain: str, seed: str) -> str:
-    digest = hashlib.sha256(seed.encode()).digest()
-    if table().chains[chain] == "EVM":
-        return "0x" + digest.hex()[:40]
-    return base58(digest)
-
-
-def crypto_instructions(tx: Transaction, quote: Quote, currency: Currency) -> dict:
-    """Where to send the source crypto: the customer's own service wallet, else a sandbox deposit address."""
-    source = quote.source_account
-    if source.account_type == T.SERVICE_CRYPTO_WALLET:
-        address = source.details["address"]["address"]
-    else:
-        address = deposit_address(currency.chain, f"deposit:{tx.pk}")
-    return {
-        "type": "crypto",
-        "depositAddress": address,
-        "chain": currency.chain,
-        "currency": currency.as_object(),
-        "amount": amount_str(currency.quantize(quote.source_amount)),
-    }
-
-
-def reference_id(currency: Currency, seed: str) -> str:
-    """A chain transaction hash for crypto, a bank reference for fiat."""
-    digest = hashlib.sha512(seed.encode()).digest()
-    if not currency.is_crypto:
-        return "SBXREF" + _digits(seed, 14)
-    if table().chains[currency.chain] == "EVM":
-        return "0x" + digest.hex()[:64]
-    return base58(digest)
+CANCELLABLE = {TransactionStatus.CREATED, TransactionStatus.AWAITING_TRANSFER}
 
 
 # --- create -------------------------------------------------------------------------------------
@@ -165,7 +58,7 @@ def transaction_create(*, api_key: ApiKey, quote_id, correlation_id: str = "") -
     if quote.used_at:
         raise bad_request(f"Quote {quote.pk} has already been used; create a new quote")
     if quote.expires_at <= now:
-        raise bad_request(f"Quote {quote.pk} expired at {iso(quote.expires_at)}; create a new quote")
+        raise bad_request(f"Quote {quote.pk} expired at {clock.iso(quote.expires_at)}; create a new quote")
     customer = quote.customer
     if customer.status != CustomerStatus.ACTIVE:
         raise bad_request(f"Customer {customer.pk} is {customer.status}: transactions need an ACTIVE customer")
@@ -179,14 +72,14 @@ def transaction_create(*, api_key: ApiKey, quote_id, correlation_id: str = "") -
         updated_at=now,
     )
     account = quote.source_account
-    if account.account_type in SERVICE_TYPES and balance_debit(
+    if account.account_type in SERVICE_ACCOUNT_TYPES and balance_debit(
         account=account, currency=source, amount=quote.source_amount
     ):
         _begin_processing(tx, source, now)
     else:
-        tx.status = S.AWAITING_TRANSFER
+        tx.status = TransactionStatus.AWAITING_TRANSFER
         tx.expires_at = now + TRANSFER_WINDOW
-    tx.transfer_instructions = _instructions(tx, quote, source)
+    tx.transfer_instructions = transfer_instructions(tx, quote, source)
     try:
         with transaction.atomic():
             tx.save(force_insert=True)
@@ -198,68 +91,6 @@ def transaction_create(*, api_key: ApiKey, quote_id, correlation_id: str = "") -
     return tx
 
 
-def _instructions(tx: Transaction, quote: Quote, source: Currency) -> dict:
-    if source.is_crypto:
-        return crypto_instructions(tx, quote, source)
-    return fiat_instructions(tx, quote.source_payment_method, quote.customer.name)
-
-
-def request_hash(body) -> str:
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-def transaction_create_idempotent(*, api_key: ApiKey, key: str, body) -> tuple[int, dict, bool]:
-    """POST /transactions under an idempotency key -> (status, body, replayed).
-
-    The first answer for (API key, idempotency key) is kept 24 hours, errors included (except 5xx);
-    the same body replays it; another body is refused."""
-    digest = request_hash(body)
-    now = clock.now()
-    record = IdempotencyRecord.objects.filter(api_key=api_key, key=key).first()
-    if record and record.created_at > now - IDEMPOTENCY_WINDOW:
-        return _replay(record, digest)
-    try:
-        with transaction.atomic():
-            if record:
-                record.delete()
-            status, answer = _attempt(api_key, body)
-            if status < 500:
-                IdempotencyRecord.objects.create(
-                    api_key=api_key, key=key, request_hash=digest, status_code=status, body=answer, created_at=now
-                )
-    except IntegrityError:
-        # A simultaneous request with the same key committed first: answer as it did.
-        record = IdempotencyRecord.objects.filter(api_key=api_key, key=key).first()
-        if record is None:
-            raise
-        return _replay(record, digest)
-    return status, answer, False
-
-
-def _replay(record: IdempotencyRecord, digest: str) -> tuple[int, dict, bool]:
-    if record.request_hash != digest:
-        raise bad_request(
-            f"Idempotency key '{record.key}' was already used with a different request body; "
-            "use a new key for a new request"
-        )
-    return record.status_code, record.body, True
-
-
-def _attempt(api_key: ApiKey, body) -> tuple[int, dict]:
-    try:
-        if not isinstance(body, dict):
-            raise validation_error([detail([], "The body must be a JSON object")])
-        serializer = TransactionCreateIn(data=body)
-        if not serializer.is_valid():
-            raise validation_error(flatten(serializer.errors, [], "body"))
-        quote_id = str(serializer.validated_data["quoteId"])
-        correlation_id = serializer.validated_data.get("correlationId", "")
-        tx = transaction_create(api_key=api_key, quote_id=quote_id, correlation_id=correlation_id)
-        return 201, transaction_body(tx)
-    except ApiError as exc:
-        return exc.status, error_body(exc.status, exc.code, exc.message, exc.details)
-
-
 # --- read, cancel, advance ----------------------------------------------------------------------
 
 
@@ -267,10 +98,7 @@ def transaction_for_key(*, api_key: ApiKey, transaction_id, lock: bool = False) 
     records = _with_relations()
     if lock:
         records = records.select_for_update(of=("self",))
-    tx = records.filter(pk=_parse_id(transaction_id, "Transaction")).first()
-    if tx is None:
-        raise not_found("Transaction", transaction_id)
-    check_organization(api_key, tx.customer.organization_id)
+    tx = record_for_key(records, api_key=api_key, kind="Transaction", record_id=transaction_id)
     return _settle_on_read(tx)
 
 
@@ -291,7 +119,7 @@ def transaction_cancel(*, api_key: ApiKey, transaction_id) -> Transaction:
         raise bad_request(
             f"Transaction {tx.pk} is {tx.status} and cannot be cancelled; only CREATED or AWAITING_TRANSFER can"
         )
-    tx.status, tx.updated_at = S.CANCELLED, clock.now()
+    tx.status, tx.updated_at = TransactionStatus.CANCELLED, clock.now()
     tx.save(update_fields=["status", "updated_at"])
     _emit_update(tx)
     return tx
@@ -301,20 +129,20 @@ def transaction_cancel(*, api_key: ApiKey, transaction_id) -> Transaction:
 def transaction_advance(*, api_key: ApiKey, transaction_id, to: str) -> Transaction:
     """Test helper: one step along the state machine, with its ledger movement."""
     tx = transaction_for_key(api_key=api_key, transaction_id=transaction_id, lock=True)
-    allowed = NEXT.get(tx.status, [])
+    allowed = NEXT_STATUSES.get(tx.status, [])
     if to not in allowed:
         then = f"it can move to {' or '.join(allowed)}" if allowed else "it is final"
         raise bad_request(f"Transaction {tx.pk} is {tx.status}: it cannot move to {to}; {then}")
     quote = tx.quote
     source, _ = quote_currencies(quote)
     now = clock.now()
-    if to == S.AWAITING_TRANSFER:
+    if to == TransactionStatus.AWAITING_TRANSFER:
         tx.expires_at = now + TRANSFER_WINDOW
-        tx.transfer_instructions = tx.transfer_instructions or _instructions(tx, quote, source)
-    elif to == S.PROCESSING:
+        tx.transfer_instructions = tx.transfer_instructions or transfer_instructions(tx, quote, source)
+    elif to == TransactionStatus.PROCESSING:
         _debit_source(tx, source)
         _begin_processing(tx, source, now)
-    elif to in (S.COMPLETED, S.FAILED):
+    elif to in (TransactionStatus.COMPLETED, TransactionStatus.FAILED):
         _end_processing(tx, to)
     tx.status, tx.updated_at = to, now
     tx.save()
@@ -329,7 +157,7 @@ def processing_delay() -> dt.timedelta:
     return dt.timedelta(seconds=getattr(settings, "SANDBOX_PROCESSING_DELAY_SECONDS", DEFAULT_PROCESSING_DELAY_SECONDS))
 
 
-def fails(quote: Quote) -> bool:
+def ends_failed(quote) -> bool:
     """The documented failure rule: the source amount's cents are .13."""
     return int(quote.source_amount * 100 % 100) == FAILING_CENTS
 
@@ -337,7 +165,7 @@ def fails(quote: Quote) -> bool:
 def _debit_source(tx: Transaction, source: Currency) -> None:
     """A SERVICE_* source pays from its balance on entering PROCESSING; external ones pay from outside."""
     account = tx.quote.source_account
-    if account.account_type in SERVICE_TYPES and not balance_debit(
+    if account.account_type in SERVICE_ACCOUNT_TYPES and not balance_debit(
         account=account, currency=source, amount=tx.quote.source_amount
     ):
         held = amount_str(source.quantize(balance_get(account=account, currency=source)))
@@ -350,20 +178,10 @@ def _debit_source(tx: Transaction, source: Currency) -> None:
 def _begin_processing(tx: Transaction, source: Currency, now: dt.datetime) -> None:
     """The funds have left the source (already debited): PROCESSING until due_at."""
     delay = processing_delay()
-    tx.status = S.PROCESSING
+    tx.status = TransactionStatus.PROCESSING
     tx.source_reference_id = reference_id(source, f"source:{tx.pk}")
     tx.due_at = now + delay
-    transaction.on_commit(partial(_queue_completion, str(tx.pk), delay.total_seconds()), robust=True)
-
-
-def _queue_completion(transaction_id: str, countdown: float) -> None:
-    from ..tasks import complete_transaction
-
-    try:
-        complete_transaction.apply_async(args=[transaction_id], countdown=countdown)
-    except OperationalError:
-        # No broker now: the periodic task or the next read completes the transaction.
-        logger.warning("Could not queue the completion of transaction %s; the sweep will do it", transaction_id)
+    signals.processing_started.send(sender=Transaction, transaction_id=str(tx.pk), countdown=delay.total_seconds())
 
 
 def _end_processing(tx: Transaction, to: str) -> None:
@@ -371,17 +189,17 @@ def _end_processing(tx: Transaction, to: str) -> None:
     quote = tx.quote
     source, destination = quote_currencies(quote)
     tx.due_at = None
-    if to == S.COMPLETED:
+    if to == TransactionStatus.COMPLETED:
         balance_credit(account=quote.destination_account, currency=destination, amount=quote.destination_amount)
         tx.destination_reference_id = reference_id(destination, f"destination:{tx.pk}")
-    elif quote.source_account.account_type in SERVICE_TYPES:
+    elif quote.source_account.account_type in SERVICE_ACCOUNT_TYPES:
         balance_credit(account=quote.source_account, currency=source, amount=quote.source_amount)
 
 
 def _is_due(tx: Transaction, now: dt.datetime) -> bool:
-    if tx.status == S.AWAITING_TRANSFER:
+    if tx.status == TransactionStatus.AWAITING_TRANSFER:
         return tx.expires_at is not None and tx.expires_at <= now
-    return tx.status == S.PROCESSING and tx.due_at is not None and tx.due_at <= now
+    return tx.status == TransactionStatus.PROCESSING and tx.due_at is not None and tx.due_at <= now
 
 
 @transaction.atomic
@@ -395,13 +213,13 @@ def transaction_settle(*, transaction_id) -> Transaction | None:
     if tx is None or not _is_due(tx, clock.now()):
         return None
     rows = Transaction.objects.filter(pk=tx.pk, status=tx.status)
-    if tx.status == S.AWAITING_TRANSFER:
+    if tx.status == TransactionStatus.AWAITING_TRANSFER:
         # updatedAt is the moment it expired, whenever the sandbox noticed.
-        if not rows.filter(expires_at=tx.expires_at).update(status=S.EXPIRED, updated_at=tx.expires_at):
+        if not rows.filter(expires_at=tx.expires_at).update(status=TransactionStatus.EXPIRED, updated_at=tx.expires_at):
             return None
-        tx.status, tx.updated_at = S.EXPIRED, tx.expires_at
+        tx.status, tx.updated_at = TransactionStatus.EXPIRED, tx.expires_at
     else:
-        to = S.FAILED if fails(tx.quote) else S.COMPLETED
+        to = TransactionStatus.FAILED if ends_failed(tx.quote) else TransactionStatus.COMPLETED
         if not rows.filter(due_at=tx.due_at).update(status=to, due_at=None, updated_at=tx.due_at):
             return None
         tx.status, tx.updated_at = to, tx.due_at
@@ -416,8 +234,10 @@ def transactions_advance_due(*, limit: int = SWEEP_BATCH) -> int:
     Each transaction in its own database transaction; answers how many moved. Safe to run
     concurrently and repeatedly."""
     now = clock.now()
-    expired = Transaction.objects.filter(status=S.AWAITING_TRANSFER, expires_at__lte=now).order_by("expires_at", "pk")
-    ended = Transaction.objects.filter(status=S.PROCESSING, due_at__lte=now).order_by("due_at", "pk")
+    expired = Transaction.objects.filter(status=TransactionStatus.AWAITING_TRANSFER, expires_at__lte=now).order_by(
+        "expires_at", "pk"
+    )
+    ended = Transaction.objects.filter(status=TransactionStatus.PROCESSING, due_at__lte=now).order_by("due_at", "pk")
     ids = [*expired.values_list("pk", flat=True)[:limit], *ended.values_list("pk", flat=True)[:limit]]
     return sum(1 for pk in ids if transaction_settle(transaction_id=pk))
 
@@ -450,11 +270,11 @@ def transaction_deposit(*, transaction_id) -> Transaction:
     if tx is None:
         raise not_found("Transaction", transaction_id)
     tx = _settle_on_read(tx)
-    if tx.status != S.AWAITING_TRANSFER:
+    if tx.status != TransactionStatus.AWAITING_TRANSFER:
         raise bad_request(f"Transaction {tx.pk} is {tx.status}: only AWAITING_TRANSFER takes a deposit")
     quote = tx.quote
     source, _ = quote_currencies(quote)
-    if quote.source_account.account_type in SERVICE_TYPES:
+    if quote.source_account.account_type in SERVICE_ACCOUNT_TYPES:
         balance_credit(account=quote.source_account, currency=source, amount=quote.source_amount)
     _debit_source(tx, source)
     now = clock.now()
@@ -507,13 +327,13 @@ def transaction_body(tx: Transaction) -> dict:
         "source": src,
         "destination": dst,
         "fees": quote.fees,
-        "createdAt": iso(tx.created_at),
-        "updatedAt": iso(tx.updated_at),
+        "createdAt": clock.iso(tx.created_at),
+        "updatedAt": clock.iso(tx.updated_at),
     }
     if tx.correlation_id:
         body["correlationId"] = tx.correlation_id
     if tx.transfer_instructions:
         body["transferInstructions"] = tx.transfer_instructions
-    if tx.status == S.AWAITING_TRANSFER and tx.expires_at:
-        body["expiresAt"] = iso(tx.expires_at)
+    if tx.status == TransactionStatus.AWAITING_TRANSFER and tx.expires_at:
+        body["expiresAt"] = clock.iso(tx.expires_at)
     return body

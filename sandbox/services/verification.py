@@ -1,4 +1,5 @@
-"""The simulated KYC/KYB review: start, deterministic outcome, completion when due.
+"""The simulated KYC/KYB review: start, deterministic outcome, completion when due; and the
+customer.update event every status change emits.
 
 CREATED or NEEDS_ADDITIONAL_INFORMATION --data--> UNDER_REVIEW (review_due_at = now + delay)
 --due--> ACTIVE | NEEDS_ADDITIONAL_INFORMATION | REJECTED, decided by `review_outcome` from the
@@ -6,24 +7,22 @@ data alone, so that an integrator can steer a test customer to any outcome by wh
 The rules, issue codes and messages are listed in docs/decisions/sandbox-verification.md.
 
 A due review is completed by whichever comes first: the `sandbox.complete_review` task queued
-after commit (with the delay as countdown), the periodic `sandbox.complete_due_reviews` task,
-or a read of the customer (`review_settle_if_due`), so that an embedded sandbox with eager
-Celery and no beat still moves on. Every path claims the row with a conditional UPDATE: a review
+after commit with the delay as countdown (on signals.review_started), the periodic
+`sandbox.complete_due_reviews` task, or a read of the customer (`review_settle_if_due`), so that
+an embedded sandbox with eager Celery and no beat still moves on. Every path claims the row with a conditional UPDATE: a review
 is applied once, whoever runs it and however often.
 """
 
 import datetime as dt
-import logging
+from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from kombu.exceptions import OperationalError
 
-from .. import clock, tasks_verification
-from ..events import customer_event_data, emit
+from .. import clock, signals
 from ..models import Customer, CustomerStatus, CustomerType, VerificationIssue
-
-logger = logging.getLogger(__name__)
+from ..serializers.customers import CustomerSerializer
+from .webhooks import emit
 
 DEFAULT_REVIEW_DELAY_SECONDS = 5
 # Comprehensively embargoed countries (modelled on the OFAC programmes for Cuba, Iran,
@@ -64,9 +63,37 @@ def review_delay() -> dt.timedelta:
     return dt.timedelta(seconds=getattr(settings, "SANDBOX_REVIEW_DELAY_SECONDS", DEFAULT_REVIEW_DELAY_SECONDS))
 
 
+# --- Events --------------------------------------------------------------------------------------
+
+
 def emit_customer_update(customer: Customer) -> None:
     """The customer.update event of a status change (customer saved, its issues written)."""
     emit(organization_id=customer.organization_id, event_type="customer.update", data=customer_event_data(customer))
+
+
+class _SandboxOrigin:
+    """Stands in for the request CustomerSerializer builds verificationLink from, when an event
+    has no request (a review that finishes in a worker, say)."""
+
+    def build_absolute_uri(self, location: str) -> str:
+        return urljoin(sandbox_origin(), location)
+
+
+def sandbox_origin() -> str:
+    """scheme://host[:port] where the sandbox is reached: SANDBOX_PUBLIC_URL if set, else the
+    origin of PAYMENTS_API_BASE_URL (the sandbox mounted in this server is the upstream)."""
+    url = getattr(settings, "SANDBOX_PUBLIC_URL", "") or settings.PAYMENTS_API_BASE_URL
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/"
+
+
+def customer_event_data(customer: Customer) -> dict:
+    """The customer as the single read with includePaymentMethods=true shows it, read afresh
+    from the database, with verificationIssues always present ([] when none apply)."""
+    stored = Customer.objects.prefetch_related("issues").get(pk=customer.pk)
+    data = CustomerSerializer(stored, context={"request": _SandboxOrigin(), "payment_methods": True}).data
+    data.setdefault("verificationIssues", [])
+    return dict(data)
 
 
 # --- Start ---------------------------------------------------------------------------------------
@@ -84,17 +111,8 @@ def review_start(customer: Customer) -> Customer:
     customer.updated_at = now
     customer.save(update_fields=["status", "review_due_at", "updated_at"])
     emit_customer_update(customer)
-    customer_id, countdown = str(customer.pk), delay.total_seconds()
-    transaction.on_commit(lambda: _queue_review(customer_id, countdown))
+    signals.review_started.send(sender=Customer, customer_id=str(customer.pk), countdown=delay.total_seconds())
     return customer
-
-
-def _queue_review(customer_id: str, countdown: float) -> None:
-    try:
-        tasks_verification.complete_review.apply_async(args=[customer_id], countdown=countdown)
-    except OperationalError:
-        # No broker now: the periodic sweep or the next read completes the review.
-        logger.warning("Could not queue the review of customer %s; the sweep will complete it", customer_id)
 
 
 # --- Outcome -------------------------------------------------------------------------------------

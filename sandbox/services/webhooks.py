@@ -1,4 +1,12 @@
-"""Webhook endpoints and the delivery of events to them (docs/decisions/sandbox-webhooks.md).
+"""Events, webhook endpoints and the delivery of events to them (docs/decisions/sandbox-webhooks.md).
+
+`emit` is the one place the rest of the sandbox reports a change:
+
+    emit(organization_id=c.organization_id, event_type="customer.update", data=customer_event_data(c))
+
+stores the Event, makes one Delivery per endpoint of the organization that wants the kind and
+announces each (signals.delivery_created): sandbox/tasks.py starts the deliveries once the
+surrounding database transaction commits, so a rolled-back change never reaches a receiver.
 
 A Delivery is one event to one endpoint. It is attempted at once (a task enqueued after the
 commit that made it) and, after a failure, again at `next_attempt_at` on the sandbox clock
@@ -13,24 +21,29 @@ import base64
 import datetime as dt
 import json
 import secrets
-from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.core.wsgi import get_wsgi_application
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
-from .. import clock
-from ..errors import bad_request, not_found
-from ..models import Delivery, DeliveryStatus, Event, WebhookEndpoint
+from .. import clock, signals
+from ..errors import bad_request
+from ..models import (
+    EVENT_KINDS,
+    SPEC_EVENT_KINDS,
+    ApiKey,
+    Delivery,
+    DeliveryStatus,
+    Event,
+    WebhookEndpoint,
+)
+from ..pagination import PageToken, keyset_page
 from ..signing import signature_headers
-
-# Kinds the spec names: sent to endpoints that list them or list nothing.
-SPEC_EVENT_KINDS = ("customer.update",)
-# Sandbox extensions: sent only to endpoints that list them.
-EXTENSION_EVENT_KINDS = ("transaction.update", "payment_account.update")
-EVENT_KINDS = SPEC_EVENT_KINDS + EXTENSION_EVENT_KINDS
+from .records import record_for_key
 
 MAX_ENDPOINTS_PER_ORGANIZATION = 20
 SECRET_BYTES = 24
@@ -42,7 +55,8 @@ OPEN_STATUSES = (DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
 
 
 def backoff(attempts: int) -> dt.timedelta:
-    """Wait after the `attempts`-th failed attempt: 5 s, 20 s, 80 s, 320 s, 1280 s, 5120 s, 20480 s."""
+    """Wait after the `attempts`-th failed attempt: BACKOFF_BASE_SECONDS x BACKOFF_FACTOR^(attempts - 1)
+    (the schedule is listed in docs/decisions/sandbox-webhooks.md)."""
     return dt.timedelta(seconds=BACKOFF_BASE_SECONDS * BACKOFF_FACTOR ** (attempts - 1))
 
 
@@ -55,31 +69,36 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
 
 
-def url_problem(url: str) -> str | None:
-    """Why `url` cannot receive webhooks, or None. Hosts without a dot (docker service names,
-    localhost) are allowed: integrators test against their own machines."""
-    if any(ch.isspace() for ch in url):
-        return "Must not contain spaces"
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        return "Not a valid URL"
-    if parts.scheme not in ("http", "https"):
-        return "Must be an http:// or https:// URL"
-    if not parts.hostname:
-        return "Must name a host"
-    if parts.username is not None or parts.password is not None:
-        # The URL is shown in every read; the signature is the authentication.
-        return "Must not carry credentials (user:password@); deliveries are signed instead"
-    return None
-
-
 def wants(endpoint: WebhookEndpoint, event_type: str) -> bool:
     """An empty list means the spec's kinds; extension kinds only when listed."""
     if event_type in endpoint.events:
         return True
     return not endpoint.events and event_type in SPEC_EVENT_KINDS
+
+
+# --- Events -------------------------------------------------------------------------------------
+
+
+def emit(*, organization_id, event_type: str, data: dict) -> Event:
+    if event_type not in EVENT_KINDS:
+        # A programming error: add the kind to models.py (EXTENSION_EVENT_KINDS) and the decisions page.
+        raise ValueError(f"Unknown event kind {event_type!r}; known: {', '.join(EVENT_KINDS)}")
+    now = clock.now()
+    # Through JSON once so that Decimal, UUID and datetime values arrive as strings.
+    event = Event.objects.create(
+        organization_id=organization_id,
+        event_type=event_type,
+        data=json.loads(json.dumps(data, cls=DjangoJSONEncoder)),
+        created_at=now,
+    )
+    endpoints = [e for e in WebhookEndpoint.objects.filter(organization_id=organization_id) if wants(e, event_type)]
+    deliveries = Delivery.objects.bulk_create(
+        Delivery(endpoint=e, event=event, status=DeliveryStatus.PENDING, next_attempt_at=now, created_at=now)
+        for e in endpoints
+    )
+    for delivery in deliveries:
+        signals.delivery_created.send(sender=Delivery, delivery_id=str(delivery.pk))
+    return event
 
 
 # --- Endpoints ----------------------------------------------------------------------------------
@@ -102,23 +121,16 @@ def webhook_endpoint_create(*, organization_id, url: str, events: list[str]) -> 
     )
 
 
-def webhook_endpoint_get(*, webhook_id) -> WebhookEndpoint:
-    endpoint = WebhookEndpoint.objects.filter(pk=webhook_id).first()
-    if endpoint is None:
-        raise not_found("Webhook endpoint", webhook_id)
-    return endpoint
+def webhook_endpoint_for_key(*, api_key: ApiKey, webhook_id) -> WebhookEndpoint:
+    return record_for_key(WebhookEndpoint.objects, api_key=api_key, kind="Webhook endpoint", record_id=webhook_id)
 
 
 def webhook_endpoint_list(
-    *, organization_id, after: tuple[dt.datetime, str] | None, size: int
-) -> list[WebhookEndpoint]:
-    """Oldest first, keyset after the last row of the previous page; up to size + 1 rows (the
-    extra one only tells that another page exists)."""
+    *, organization_id, token: PageToken | None, size: int
+) -> tuple[list[WebhookEndpoint], str | None]:
+    """Oldest first: (endpoints, nextPageToken)."""
     endpoints = WebhookEndpoint.objects.filter(organization_id=organization_id)
-    if after:
-        created_at, last_id = after
-        endpoints = endpoints.filter(Q(created_at__gt=created_at) | Q(created_at=created_at, id__gt=last_id))
-    return list(endpoints.order_by("created_at", "id")[: size + 1])
+    return keyset_page(endpoints, order="created_at", token=token, size=size)
 
 
 @transaction.atomic
@@ -127,27 +139,22 @@ def webhook_endpoint_delete(*, endpoint: WebhookEndpoint) -> None:
     endpoint.delete()
 
 
-def delivery_list(*, endpoint: WebhookEndpoint, after: tuple[dt.datetime, str] | None, size: int) -> list[Delivery]:
-    """Newest first, keyset before the last row of the previous page; up to size + 1 rows."""
-    deliveries = Delivery.objects.filter(endpoint=endpoint)
-    if after:
-        created_at, last_id = after
-        deliveries = deliveries.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=last_id))
-    return list(deliveries.select_related("event").order_by("-created_at", "-id")[: size + 1])
+def delivery_list(
+    *, endpoint: WebhookEndpoint, token: PageToken | None, size: int
+) -> tuple[list[Delivery], str | None]:
+    """Newest first: (deliveries, nextPageToken)."""
+    deliveries = Delivery.objects.filter(endpoint=endpoint).select_related("event")
+    return keyset_page(deliveries, order="created_at", token=token, size=size, newest_first=True)
 
 
 # --- Delivery -----------------------------------------------------------------------------------
-
-
-def timestamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def event_body(event: Event) -> dict:
     return {
         "eventId": str(event.id),
         "eventType": event.event_type,
-        "createdAt": timestamp(event.created_at),
+        "createdAt": clock.iso(event.created_at),
         "data": event.data,
     }
 
@@ -157,14 +164,12 @@ def delivery_client() -> httpx.Client:
     go through WSGI into this same project, so http://testserver/... reaches its views."""
     timeout = httpx.Timeout(delivery_timeout())
     if getattr(settings, "SANDBOX_WEBHOOK_IN_PROCESS", False):
-        from django.core.wsgi import get_wsgi_application
-
         return httpx.Client(transport=httpx.WSGITransport(app=get_wsgi_application()), timeout=timeout)
     # Redirects are not followed: a 3xx is a failed attempt, as with other providers.
     return httpx.Client(timeout=timeout, follow_redirects=False)
 
 
-def _post(endpoint: WebhookEndpoint, event: Event) -> tuple[int | None, str]:
+def _post_event(endpoint: WebhookEndpoint, event: Event) -> tuple[int | None, str]:
     """One signed POST: (response status or None, error text or "")."""
     body = json.dumps(event_body(event), separators=(",", ":"), ensure_ascii=False)
     msg_id = str(event.id)
@@ -192,7 +197,7 @@ def _post(endpoint: WebhookEndpoint, event: Event) -> tuple[int | None, str]:
     return status, f"HTTP {status}"
 
 
-def _lease() -> dt.timedelta:
+def _lease_length() -> dt.timedelta:
     """How long a claimed attempt is reserved before deliver_due may take it again (a lost worker)."""
     return dt.timedelta(seconds=delivery_timeout() + 60)
 
@@ -205,11 +210,11 @@ def deliver(delivery_id) -> Delivery | None:
     now = clock.now()
     claimed = Delivery.objects.filter(
         pk=delivery_id, status__in=OPEN_STATUSES, next_attempt_at__lte=now, attempts__lt=MAX_ATTEMPTS
-    ).update(attempts=F("attempts") + 1, last_attempt_at=now, next_attempt_at=now + _lease())
+    ).update(attempts=F("attempts") + 1, last_attempt_at=now, next_attempt_at=now + _lease_length())
     if not claimed:
         return None
     delivery = Delivery.objects.select_related("endpoint", "event").get(pk=delivery_id)
-    status, error = _post(delivery.endpoint, delivery.event)
+    status, error = _post_event(delivery.endpoint, delivery.event)
 
     outcome = {"response_status": status, "last_error": error[:500]}
     if error == "":

@@ -1,10 +1,12 @@
-"""Payment accounts: create, list, read, balance."""
+"""Payment accounts: create, list, read, balance; the test helpers that fund one and complete a
+pending bank account's form (routed from sandbox/views/test_helpers.py)."""
 
 from django.urls import path, reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from ..api import SandboxApi
+from ..rates import table
 from ..serializers.accounts import (
     BalanceOut,
     BalanceQuery,
@@ -14,9 +16,17 @@ from ..serializers.accounts import (
     PaymentAccountListOut,
     PaymentAccountListQuery,
     PaymentAccountOut,
-    validated,
 )
-from ..services import accounts as service
+from ..serializers.fields import validated
+from ..services.accounts import (
+    account_for_key,
+    bank_account_form_complete,
+    payment_account_body,
+    payment_account_create,
+    payment_account_list,
+    pending_account_for_key,
+)
+from ..services.ledger import balance_body, balance_currency, payment_account_fund
 from .openapi import error_responses
 
 
@@ -35,8 +45,8 @@ class PaymentAccountListCreateApi(SandboxApi):
     )
     def post(self, request):
         data = validated(PaymentAccountCreateIn, request.data)
-        account = service.payment_account_create(api_key=self.api_key, data=data)
-        return Response(service.payment_account_body(account, forms_base=forms_base(request)), status=201)
+        account = payment_account_create(api_key=self.api_key, data=data)
+        return Response(payment_account_body(account, forms_base=forms_base(request)), status=201)
 
     @extend_schema(
         operation_id="listPaymentAccounts",
@@ -45,18 +55,15 @@ class PaymentAccountListCreateApi(SandboxApi):
     )
     def get(self, request):
         query = validated(PaymentAccountListQuery, request.query_params, location="query")
-        page, token = service.payment_account_list(
+        page, token = payment_account_list(
             api_key=self.api_key,
             customer_id=query.get("customerId"),
-            page_size=query["pageSize"],
-            page_token=query.get("pageToken"),
+            size=query["pageSize"],
+            token=query.get("pageToken"),
         )
         base = forms_base(request)
         return Response(
-            {
-                "paymentAccounts": [service.payment_account_body(a, forms_base=base) for a in page],
-                "nextPageToken": token,
-            }
+            {"paymentAccounts": [payment_account_body(a, forms_base=base) for a in page], "nextPageToken": token}
         )
 
 
@@ -65,24 +72,24 @@ class PaymentAccountGetApi(SandboxApi):
         operation_id="getPaymentAccount", responses={200: PaymentAccountOut, **error_responses(400, 401, 403, 404)}
     )
     def get(self, request, payment_account_id):
-        account = service.account_for_key(api_key=self.api_key, account_id=payment_account_id)
-        return Response(service.payment_account_body(account, forms_base=forms_base(request)))
+        account = account_for_key(api_key=self.api_key, account_id=payment_account_id)
+        return Response(payment_account_body(account, forms_base=forms_base(request)))
 
 
 class PaymentAccountBalanceApi(SandboxApi):
     @extend_schema(
         operation_id="getPaymentAccountBalance",
         parameters=[
-            OpenApiParameter("chain", enum=list(service.table().chains), required=False),
+            OpenApiParameter("chain", enum=list(table().chains), required=False),
             OpenApiParameter("currency", str, required=False, description="Label or contract address"),
         ],
         responses={200: BalanceOut, **error_responses(400, 401, 403, 404)},
     )
     def get(self, request, payment_account_id):
         query = validated(BalanceQuery, request.query_params, location="query")
-        account = service.account_for_key(api_key=self.api_key, account_id=payment_account_id)
-        currency = service.balance_currency(account=account, chain=query.get("chain"), currency=query.get("currency"))
-        return Response(service.balance_body(account=account, currency=currency))
+        account = account_for_key(api_key=self.api_key, account_id=payment_account_id)
+        currency = balance_currency(account=account, chain=query.get("chain"), currency=query.get("currency"))
+        return Response(balance_body(account=account, currency=currency))
 
 
 urlpatterns = [
@@ -110,9 +117,9 @@ class PaymentAccountFundApi(SandboxApi):
         responses={200: BalanceOut, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, payment_account_id):
-        account = service.account_for_key(api_key=self.api_key, account_id=payment_account_id)
+        account = account_for_key(api_key=self.api_key, account_id=payment_account_id)
         data = validated(FundIn, request.data)
-        body = service.payment_account_fund(
+        body = payment_account_fund(
             account=account, chain=data.get("chain"), currency=data.get("currency"), amount=data["amount"]
         )
         return Response(body)
@@ -127,10 +134,7 @@ class BankAccountFormCompleteApi(SandboxApi):
         responses={200: PaymentAccountOut, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, form_token):
-        pending = service.PaymentAccount.objects.filter(form_token=form_token).first()
-        if pending is None:
-            raise service.not_found("Bank account form", form_token)
-        service.check_organization(self.api_key, pending.organization_id)
+        pending_account_for_key(api_key=self.api_key, form_token=form_token)
         data = validated(BankAccountFormIn, request.data)
-        account = service.bank_account_form_complete(form_token=form_token, data=data)
-        return Response(service.payment_account_body(account, forms_base=forms_base(request)))
+        account = bank_account_form_complete(form_token=form_token, data=data)
+        return Response(payment_account_body(account, forms_base=forms_base(request)))

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods
 from ..errors import ApiError
 from ..models import TransactionStatus
 from ..services.transactions import transaction_body, transaction_deposit, transaction_for_deposit_token
-from .hosted_forms import embeddable
+from .hosted_forms import embeddable, form_not_found
 
 # Labels of the transfer instruction fields, in the order shown; others follow as they come.
 LABELS = {
@@ -62,7 +62,7 @@ def instruction_rows(instructions: dict) -> list[tuple[str, str]]:
 def deposit_transaction(request, token):
     tx = transaction_for_deposit_token(token=token)
     if tx is None:
-        return render(request, "sandbox/forms/not_found.html", {"what": "deposit page"}, status=404)
+        return form_not_found(request, "deposit page")
     error = ""
     if request.method == "POST":
         try:

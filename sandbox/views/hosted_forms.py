@@ -17,7 +17,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from ..errors import ApiError
-from ..forms import BankAccountForm, KybForm, KycForm
+from ..forms.bank_account import BankAccountForm
+from ..forms.business import KybForm
+from ..forms.individual import KycForm
 from ..models import CustomerStatus, CustomerType, PaymentAccountStatus
 from ..services.customers import UPDATABLE_STATUSES
 from ..services.hosted_forms import (
@@ -53,15 +55,16 @@ def embeddable(view):
     return csrf_exempt(xframe_options_exempt(csp_replace({"frame-ancestors": FRAME_ANCESTORS})(view)))
 
 
-def _not_found(request, what: str):
+def form_not_found(request, what: str):
+    """The page of a hosted form's address that names nothing."""
     return render(request, "sandbox/forms/not_found.html", {"what": what}, status=404)
 
 
-def _verification_form_class(customer):
+def verification_form_class(customer):
     return KybForm if customer.customer_type == CustomerType.BUSINESS else KycForm
 
 
-def _stored_data(customer) -> dict:
+def stored_data(customer) -> dict:
     return (customer.kyb_data if customer.customer_type == CustomerType.BUSINESS else customer.kyc_data) or {}
 
 
@@ -70,13 +73,13 @@ def _stored_data(customer) -> dict:
 def verify_customer(request, token):
     customer = verification_form_customer(token=token)
     if customer is None:
-        return _not_found(request, "verification form")
+        return form_not_found(request, "verification form")
     if customer.status not in UPDATABLE_STATUSES:
         title, text = STATE_PAGES[customer.status]
         return render(request, "sandbox/forms/state.html", {"title": title, "text": text, "customer": customer})
 
-    form_class = _verification_form_class(customer)
-    stored = _stored_data(customer)
+    form_class = verification_form_class(customer)
+    stored = stored_data(customer)
     if request.method == "POST":
         form = form_class(request.POST, request.FILES, stored=stored)
         if form.is_valid():
@@ -103,7 +106,7 @@ def verify_customer(request, token):
 def verify_customer_submitted(request, token):
     customer = verification_form_customer(token=token)
     if customer is None:
-        return _not_found(request, "verification form")
+        return form_not_found(request, "verification form")
     return render(request, "sandbox/forms/submitted.html", {"customer": customer, "token": token})
 
 
@@ -112,7 +115,7 @@ def verify_customer_submitted(request, token):
 def complete_bank_account(request, token):
     account = bank_account_form_account(token=token)
     if account is None:
-        return _not_found(request, "bank account form")
+        return form_not_found(request, "bank account form")
     if account.status != PaymentAccountStatus.PENDING:
         return render(request, "sandbox/forms/bank_account_done.html", {"account": account, "already": True})
 

@@ -12,9 +12,11 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
-from .. import kyc
+from ..auth import ApiKeyAuthentication
+from ..models import EVENT_KINDS
 from ..serializers.accounts import PAYMENT_METHODS
-from ..services.webhooks import EVENT_KINDS
+from ..serializers.fields import StrictSerializer
+from ..serializers.kyc import choices
 
 ERROR_CODES = ["BAD_REQUEST", "VALIDATION_ERROR", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "INTERNAL_SERVER_ERROR"]
 
@@ -44,7 +46,7 @@ def error_responses(*statuses: int) -> dict:
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "sandbox.auth.ApiKeyAuthentication"
+    target_class = ApiKeyAuthentication
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):
@@ -59,7 +61,7 @@ def strict_contract(result, generator, request, public):
     """
     schemas = result.get("components", {}).get("schemas", {})
     for (name, kind), component in generator.registry._components.items():
-        strict = isinstance(component.object, kyc.StrictSerializer) and name.endswith("Request")
+        strict = isinstance(component.object, StrictSerializer) and name.endswith("Request")
         if kind == "schemas" and strict and schemas.get(name, {}).get("type") == "object":
             schemas[name]["additionalProperties"] = False
     for operations in result.get("paths", {}).values():
@@ -85,12 +87,12 @@ SCHEMA_SETTINGS = {
     # Enumerations of the same field name mean different lists in KYC and KYB data.
     "ENUM_NAME_OVERRIDES": {
         "ErrorCodeEnum": _enum(ERROR_CODES),
-        "KycSourceOfFundsEnum": _enum(kyc.KYC_SOURCES_OF_FUNDS),
-        "KybSourceOfFundsEnum": _enum(kyc.KYB_SOURCES_OF_FUNDS),
-        "KycAccountPurposeEnum": _enum(kyc.KYC_ACCOUNT_PURPOSES),
-        "KybAccountPurposeEnum": _enum(kyc.KYB_ACCOUNT_PURPOSES),
-        "IdentityDocumentTypeEnum": _enum(kyc.DOCUMENT_TYPES),
-        "BusinessDocumentTypeEnum": _enum(kyc.BUSINESS_DOCUMENT_TYPES),
+        "KycSourceOfFundsEnum": _enum(choices.KYC_SOURCES_OF_FUNDS),
+        "KybSourceOfFundsEnum": _enum(choices.KYB_SOURCES_OF_FUNDS),
+        "KycAccountPurposeEnum": _enum(choices.KYC_ACCOUNT_PURPOSES),
+        "KybAccountPurposeEnum": _enum(choices.KYB_ACCOUNT_PURPOSES),
+        "IdentityDocumentTypeEnum": _enum(choices.DOCUMENT_TYPES),
+        "BusinessDocumentTypeEnum": _enum(choices.BUSINESS_DOCUMENT_TYPES),
         "EventKindEnum": _enum(EVENT_KINDS),
         "PaymentMethodEnum": _enum(PAYMENT_METHODS),
         "UsdOnlyEnum": _enum(["USD"]),

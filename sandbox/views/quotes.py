@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
 from ..api import SandboxApi
-from ..serializers.accounts import validated
+from ..serializers.fields import validated
 from ..serializers.quotes import QuoteCreateIn, QuoteOut
 from ..services.quotes import quote_body, quote_create
 from .openapi import error_responses

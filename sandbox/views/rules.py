@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
 from ..api import SandboxApi
-from ..serializers.accounts import validated
+from ..serializers.fields import validated
 from ..serializers.rules import RuleCreateIn, RuleListOut, RuleListQuery, RuleOut, RuleRunOut, RuleUpdateIn
 from ..services import rules as service
 from .openapi import error_responses
@@ -70,4 +70,4 @@ class RulesRunApi(SandboxApi):
         responses={200: RuleRunOut, **error_responses(401, 403)},
     )
     def post(self, request):
-        return Response(service.automation_rules_run(api_key=self.api_key))
+        return Response(service.automation_rules_fire_due(api_key=self.api_key))

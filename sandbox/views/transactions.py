@@ -1,17 +1,30 @@
-"""Transactions: create (idempotent), read, cancel."""
+"""Transactions: create (idempotent), read, cancel; the test helpers that advance one and give
+its deposit page (routed from sandbox/views/test_helpers.py)."""
 
 import re
 
 from django.urls import path, reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers
 from rest_framework.response import Response
 
 from ..api import SandboxApi
 from ..errors import detail, validation_error
-from ..serializers.accounts import validated
-from ..serializers.transactions import MessageOut, TransactionCreateIn, TransactionOut
-from ..services import transactions as service
+from ..serializers.fields import validated
+from ..serializers.transactions import (
+    DepositLinkOut,
+    MessageOut,
+    TransactionAdvanceIn,
+    TransactionCreateIn,
+    TransactionOut,
+)
+from ..services.idempotency import transaction_create_idempotent
+from ..services.transactions import (
+    deposit_token,
+    transaction_advance,
+    transaction_body,
+    transaction_cancel,
+    transaction_for_key,
+)
 from .openapi import error_responses
 
 # Printable ASCII without spaces, as sent (nothing trimmed): what a header value can carry safely.
@@ -49,7 +62,7 @@ class TransactionCreateApi(SandboxApi):
                 ],
                 message="Missing x-idempotency-key header",
             )
-        status, body, replayed = service.transaction_create_idempotent(api_key=self.api_key, key=key, body=request.data)
+        status, body, replayed = transaction_create_idempotent(api_key=self.api_key, key=key, body=request.data)
         response = Response(body, status=status)
         if replayed:
             response["x-idempotent-replayed"] = "true"
@@ -61,8 +74,8 @@ class TransactionGetCancelApi(SandboxApi):
         operation_id="getTransaction", responses={200: TransactionOut, **error_responses(400, 401, 403, 404)}
     )
     def get(self, request, transaction_id):
-        tx = service.transaction_for_key(api_key=self.api_key, transaction_id=transaction_id)
-        return Response(service.transaction_body(tx))
+        tx = transaction_for_key(api_key=self.api_key, transaction_id=transaction_id)
+        return Response(transaction_body(tx))
 
     @extend_schema(
         operation_id="cancelTransaction",
@@ -70,7 +83,7 @@ class TransactionGetCancelApi(SandboxApi):
         description="Only CREATED or AWAITING_TRANSFER transactions can be cancelled.",
     )
     def delete(self, request, transaction_id):
-        tx = service.transaction_cancel(api_key=self.api_key, transaction_id=transaction_id)
+        tx = transaction_cancel(api_key=self.api_key, transaction_id=transaction_id)
         return Response({"message": f"Transaction {tx.pk} cancelled"})
 
 
@@ -81,10 +94,6 @@ urlpatterns = [
 
 
 # --- test helpers (routed from sandbox/views/test_helpers.py) -----------------------------------
-
-
-class DepositLinkOut(serializers.Serializer):
-    depositFormLink = serializers.URLField(help_text="{base_url}/forms/deposits/<signed token>")
 
 
 class TransactionDepositLinkApi(SandboxApi):
@@ -98,13 +107,9 @@ class TransactionDepositLinkApi(SandboxApi):
         responses={200: DepositLinkOut, **error_responses(401, 403, 404)},
     )
     def post(self, request, transaction_id):
-        tx = service.transaction_for_key(api_key=self.api_key, transaction_id=transaction_id)
-        page = reverse("sandbox-deposit", kwargs={"token": service.deposit_token(tx)})
+        tx = transaction_for_key(api_key=self.api_key, transaction_id=transaction_id)
+        page = reverse("sandbox-deposit", kwargs={"token": deposit_token(tx)})
         return Response({"depositFormLink": request.build_absolute_uri(page)})
-
-
-class TransactionAdvanceIn(serializers.Serializer):
-    to = serializers.ChoiceField(["AWAITING_TRANSFER", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])
 
 
 class TransactionAdvanceApi(SandboxApi):
@@ -118,5 +123,5 @@ class TransactionAdvanceApi(SandboxApi):
     )
     def post(self, request, transaction_id):
         data = validated(TransactionAdvanceIn, request.data)
-        tx = service.transaction_advance(api_key=self.api_key, transaction_id=transaction_id, to=data["to"])
-        return Response(service.transaction_body(tx))
+        tx = transaction_advance(api_key=self.api_key, transaction_id=transaction_id, to=data["to"])
+        return Response(transaction_body(tx))

@@ -5,12 +5,11 @@ import uuid
 
 from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers
 from rest_framework.response import Response
 
 from ..api import SandboxApi
-from ..models import WebhookEndpoint
-from ..serializers.accounts import QueryInteger
+from ..serializers.fields import validated
+from ..serializers.pages import PageQuery
 from ..serializers.webhooks import (
     DeliveryListOut,
     DeliveryOut,
@@ -23,31 +22,13 @@ from ..services.webhooks import (
     delivery_list,
     webhook_endpoint_create,
     webhook_endpoint_delete,
-    webhook_endpoint_get,
+    webhook_endpoint_for_key,
     webhook_endpoint_list,
 )
-from .customers import PageTokenField, encode_page_token, validate_query
 from .openapi import error_responses
 
 TAGS = ["Webhooks"]
 WEBHOOK_ID = OpenApiParameter("webhookId", uuid.UUID, OpenApiParameter.PATH, description="webhookId of the endpoint")
-
-
-class PageQuery(serializers.Serializer):
-    pageToken = PageTokenField(required=False, help_text="nextPageToken of the previous page")
-    pageSize = QueryInteger(required=False, default=10, min_value=1, max_value=100)
-
-
-def get_endpoint(api: SandboxApi, webhook_id) -> WebhookEndpoint:
-    """The endpoint of this id for this key: 404 if none, 403 if another organization's."""
-    endpoint = webhook_endpoint_get(webhook_id=webhook_id)
-    api.check_organization(endpoint.organization_id)
-    return endpoint
-
-
-def page(rows: list, size: int) -> tuple[list, str | None]:
-    """The page and its nextPageToken, from the size + 1 rows a list service answers."""
-    return rows[:size], encode_page_token(rows[size - 1]) if len(rows) > size else None
 
 
 class WebhookListCreateApi(SandboxApi):
@@ -61,9 +42,8 @@ class WebhookListCreateApi(SandboxApi):
         responses={201: WebhookEndpointCreatedOut, **error_responses(400, 401, 403, 413)},
     )
     def post(self, request):
-        serializer = WebhookEndpointCreateIn(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        endpoint = webhook_endpoint_create(organization_id=self.api_key.organization_id, **serializer.validated_data)
+        data = validated(WebhookEndpointCreateIn, request.data)
+        endpoint = webhook_endpoint_create(organization_id=self.api_key.organization_id, **data)
         return Response(WebhookEndpointCreatedOut(endpoint).data, status=201)
 
     @extend_schema(
@@ -75,11 +55,10 @@ class WebhookListCreateApi(SandboxApi):
         responses={200: WebhookEndpointListOut, **error_responses(400, 401)},
     )
     def get(self, request):
-        query = validate_query(PageQuery, request)
-        rows = webhook_endpoint_list(
-            organization_id=self.api_key.organization_id, after=query.get("pageToken"), size=query["pageSize"]
+        query = validated(PageQuery, request.query_params, location="query")
+        endpoints, token = webhook_endpoint_list(
+            organization_id=self.api_key.organization_id, token=query.get("pageToken"), size=query["pageSize"]
         )
-        endpoints, token = page(rows, query["pageSize"])
         return Response({"webhooks": WebhookEndpointOut(endpoints, many=True).data, "nextPageToken": token})
 
 
@@ -92,7 +71,7 @@ class WebhookDetailApi(SandboxApi):
         responses={200: WebhookEndpointOut, **error_responses(401, 403, 404)},
     )
     def get(self, request, webhookId):
-        return Response(WebhookEndpointOut(get_endpoint(self, webhookId)).data)
+        return Response(WebhookEndpointOut(webhook_endpoint_for_key(api_key=self.api_key, webhook_id=webhookId)).data)
 
     @extend_schema(
         operation_id="deleteWebhook",
@@ -103,7 +82,7 @@ class WebhookDetailApi(SandboxApi):
         responses={204: OpenApiResponse(description="Deleted"), **error_responses(401, 403, 404)},
     )
     def delete(self, request, webhookId):
-        webhook_endpoint_delete(endpoint=get_endpoint(self, webhookId))
+        webhook_endpoint_delete(endpoint=webhook_endpoint_for_key(api_key=self.api_key, webhook_id=webhookId))
         return Response(status=204)
 
 
@@ -119,10 +98,9 @@ class WebhookDeliveryListApi(SandboxApi):
         responses={200: DeliveryListOut, **error_responses(400, 401, 403, 404)},
     )
     def get(self, request, webhookId):
-        endpoint = get_endpoint(self, webhookId)
-        query = validate_query(PageQuery, request)
-        rows = delivery_list(endpoint=endpoint, after=query.get("pageToken"), size=query["pageSize"])
-        deliveries, token = page(rows, query["pageSize"])
+        endpoint = webhook_endpoint_for_key(api_key=self.api_key, webhook_id=webhookId)
+        query = validated(PageQuery, request.query_params, location="query")
+        deliveries, token = delivery_list(endpoint=endpoint, token=query.get("pageToken"), size=query["pageSize"])
         return Response({"deliveries": DeliveryOut(deliveries, many=True).data, "nextPageToken": token})
 
 

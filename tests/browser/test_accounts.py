@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import expect
 
 from mirror.sync import sync_customers, sync_payment_accounts
+from sandbox.tests.conftest import KYC_DATA
 from tests.browser.nav import follow
 from tests.payments.account_fixtures import EVM_ADDRESS
-from tests.sandbox.conftest import KYC_DATA
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

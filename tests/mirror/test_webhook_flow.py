@@ -1,6 +1,7 @@
 """A status change in the sandbox reaches the mirror: event -> delivery -> inbox -> task -> mirror."""
 
 import io
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -8,7 +9,10 @@ from django.core.management import call_command
 from customers.models import Customer
 from customers.services import customers_upsert
 from mirror.models import WebhookEvent, WebhookSecret
+from sandbox.models import Customer as SandboxCustomer
 from sandbox.models import Delivery, Event
+from sandbox.services.verification import customer_event_data
+from sandbox.services.webhooks import emit, new_secret
 
 RECEIVER = "http://testserver/webhooks/payments"
 
@@ -95,3 +99,58 @@ def test_an_older_copy_from_a_slow_event_never_wins(registered):
     customers_upsert(items=[new_copy], seen_by="webhook")
     customers_upsert(items=[old_copy], seen_by="webhook")
     assert Customer.objects.get(customer_id=cid).status == "REJECTED"
+
+
+# --- One delivery, straight from the sandbox's event to the receiver --------------------------------
+
+
+def active_customer(sandbox) -> dict:
+    customer = new_customer(sandbox)
+    sandbox.call("PATCH", f"/customers/{customer['customerId']}", {"kycData": {"legalFirstName": "Grace"}})
+    return sandbox.helper(f"customers/{customer['customerId']}/review", {"outcome": "ACTIVE", "issues": []})
+
+
+def customer_update(customer_id: str):
+    customer = SandboxCustomer.objects.get(pk=customer_id)
+    return emit(
+        organization_id=customer.organization_id, event_type="customer.update", data=customer_event_data(customer)
+    )
+
+
+def only_delivery(sandbox, webhook_id: str) -> dict:
+    (delivery,) = sandbox.call("GET", f"/webhooks/{webhook_id}/deliveries")["deliveries"]
+    return delivery
+
+
+def test_a_customer_update_reaches_the_back_office_inbox(upstream, settings, django_capture_on_commit_callbacks):
+    customer = active_customer(upstream)
+    created = upstream.call("POST", "/webhooks", {"url": RECEIVER})
+    settings.PAYMENTS_WEBHOOK_SECRET = created["secret"]
+    # The back-office's drain re-reads the customer through its API client; not under test here.
+    with (
+        mock.patch("mirror.tasks.drain_webhook_inbox.delay") as process,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        event = customer_update(customer["customerId"])
+
+    stored = WebhookEvent.objects.get()
+    assert stored.event_id == str(event.id)
+    assert stored.event_type == "customer.update"
+    assert stored.payload["data"]["customerId"] == customer["customerId"]
+    assert stored.payload["data"]["customerStatus"] == "ACTIVE"
+    process.assert_called_once_with()
+    delivery = only_delivery(upstream, created["webhookId"])
+    assert (delivery["status"], delivery["responseStatus"], delivery["attempts"]) == ("SUCCEEDED", 202, 1)
+
+
+def test_a_wrong_secret_is_refused_by_the_back_office_and_retried(
+    upstream, settings, django_capture_on_commit_callbacks
+):
+    customer = active_customer(upstream)
+    created = upstream.call("POST", "/webhooks", {"url": RECEIVER})
+    settings.PAYMENTS_WEBHOOK_SECRET = new_secret()
+    with django_capture_on_commit_callbacks(execute=True):
+        customer_update(customer["customerId"])
+    assert WebhookEvent.objects.count() == 0
+    delivery = only_delivery(upstream, created["webhookId"])
+    assert (delivery["status"], delivery["responseStatus"]) == ("RETRYING", 401)

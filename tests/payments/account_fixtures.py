@@ -1,7 +1,7 @@
 """Records the accounts tests need, made through the sandbox's API and test helpers."""
 
 from mirror.sync import sync_customers
-from tests.sandbox.conftest import KYC_DATA
+from sandbox.tests.conftest import KYC_DATA
 
 EVM_ADDRESS = "0x" + "ab" * 20
 SOLANA_ADDRESS = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV"

@@ -49,7 +49,7 @@ HYPOTHESIS = settings(
 
 @pytest.fixture(scope="module", autouse=True)
 def _keep_the_test_connection():
-    """As in tests/contract/test_schemathesis_sandbox.py: WSGI calls must not close the test's
+    """As in sandbox/tests/test_schemathesis.py: WSGI calls must not close the test's
     connection (PostgreSQL); module-scoped because hypothesis refuses function-scoped ones."""
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)

@@ -1,6 +1,6 @@
 """python manage.py sandbox_seed [--customers N]
 
-Makes sure the well-known demo API key exists (sandbox.demo.DEMO_API_KEY, the back-office's
+Makes sure the well-known demo API key exists (sandbox.demo.keys.DEMO_API_KEY, the back-office's
 key in the embedded setup) and fills its organization with demo data in every state the
 sandbox can reach. Idempotent: when the demo organization has customers already it adds
 nothing and says so. `seed_demo` calls it when the sandbox is mounted.
@@ -10,15 +10,8 @@ import argparse
 
 from django.core.management.base import BaseCommand
 
-from sandbox.demo import (
-    DEFAULT_CUSTOMERS,
-    DEMO_API_KEY,
-    DEMO_ORGANIZATION_ID,
-    MIN_CUSTOMERS,
-    ensure_demo_key,
-    seed,
-    summary,
-)
+from sandbox.demo.keys import DEMO_API_KEY, DEMO_ORGANIZATION_ID, ensure_demo_key
+from sandbox.demo.seed import DEFAULT_CUSTOMERS, MIN_CUSTOMERS, seed, summary
 
 
 def customer_count(value: str) -> int:

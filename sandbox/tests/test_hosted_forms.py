@@ -6,7 +6,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 
+from sandbox.forms.individual import KycForm
 from sandbox.models import Customer, Event, PaymentAccount
 
 from .conftest import KYC_DATA, ROUTING
@@ -357,7 +359,6 @@ def test_unknown_bank_form_is_a_404_page(client):
 
 def test_kyc_data_constant_is_what_the_form_builds():
     """The form fields cover the conftest's KYC_DATA, so API and form customers look alike."""
-    from sandbox.forms import KycForm
 
     form = KycForm(KYC_FORM, stored={})
     assert form.is_valid(), form.errors
@@ -366,9 +367,6 @@ def test_kyc_data_constant_is_what_the_form_builds():
 
 def test_a_framed_form_submits_without_the_csrf_cookie(db, customer_factory):
     """Inside another site's iframe the browser sends no SameSite=Lax cookie: the link's token is the credential."""
-    from django.test import Client
-
-    from sandbox.models import Customer
 
     customer = Customer.objects.get(pk=customer_factory("CREATED")["customerId"])
     strict = Client(enforce_csrf_checks=True)

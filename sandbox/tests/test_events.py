@@ -1,17 +1,17 @@
-"""sandbox.events: which endpoints an event goes to, when deliveries start, and the customer payload."""
+"""sandbox.services.webhooks.emit: which endpoints an event goes to, when deliveries start, and the customer payload."""
 
 import datetime as dt
 import uuid
 from decimal import Decimal
 
-import httpx
 import pytest
 from django.db import transaction
 
 from sandbox import clock
-from sandbox.events import EVENT_KINDS, customer_event_data, emit
 from sandbox.models import Customer, Delivery, DeliveryStatus, Event, WebhookEndpoint
 from sandbox.services import webhooks as service
+from sandbox.services.verification import customer_event_data
+from sandbox.services.webhooks import emit
 
 
 @pytest.fixture
@@ -23,24 +23,12 @@ def endpoint(organization_id, events=(), url="https://integrator.example/hooks")
     return service.webhook_endpoint_create(organization_id=organization_id, url=url, events=list(events))
 
 
-@pytest.fixture
-def receiver(monkeypatch):
-    requests = []
-
-    def answer(request):
-        requests.append(request)
-        return httpx.Response(200)
-
-    monkeypatch.setattr(service, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(answer)))
-    return requests
-
-
 def targets(event: Event) -> set:
     return {d.endpoint_id for d in event.deliveries.all()}
 
 
 def test_the_known_kinds():
-    assert EVENT_KINDS == ("customer.update", "transaction.update", "payment_account.update")
+    assert service.EVENT_KINDS == ("customer.update", "transaction.update", "payment_account.update")
 
 
 def test_customer_update_goes_to_endpoints_that_list_it_or_nothing(org):
@@ -95,12 +83,12 @@ def test_deliveries_start_after_the_commit(org, receiver, django_capture_on_comm
     endpoint(org, ["customer.update"])
     with django_capture_on_commit_callbacks() as callbacks:
         emit(organization_id=org, event_type="customer.update", data={})
-        assert receiver == []
+        assert receiver.requests == []
     assert len(callbacks) == 2
-    assert receiver == []
+    assert receiver.requests == []
     for callback in callbacks:
         callback()
-    assert len(receiver) == 2
+    assert len(receiver.requests) == 2
     assert set(Delivery.objects.values_list("status", flat=True)) == {DeliveryStatus.SUCCEEDED}
 
 
@@ -114,7 +102,7 @@ def test_a_rolled_back_change_sends_nothing(org, receiver, django_capture_on_com
         emit(organization_id=org, event_type="customer.update", data={})
         raise RuntimeError("the change failed")
     assert callbacks == []
-    assert receiver == []
+    assert receiver.requests == []
     assert Event.objects.count() == Delivery.objects.count() == 0
 
 

@@ -5,6 +5,8 @@ import uuid
 
 import pytest
 
+from sandbox.models import Customer
+
 from .conftest import SandboxClient, assert_error, customer_body
 
 
@@ -63,8 +65,6 @@ def test_the_scheme_is_case_insensitive(api):
 
 
 def test_no_record_is_created_without_a_key(db):
-    from sandbox.models import Customer
-
     SandboxClient(None).post("/customers", customer_body())
 
     assert Customer.objects.count() == 0
@@ -124,8 +124,6 @@ def test_another_organizations_customer_is_forbidden(api, other_org_customer, me
 
 def test_another_organizations_customer_is_untouched(api, make_api, other_org_customer):
     api.post(f"/test-helpers/customers/{other_org_customer['customerId']}/deactivate")
-
-    from sandbox.models import Customer
 
     assert Customer.objects.get(pk=other_org_customer["customerId"]).status == "ACTIVE"
 

@@ -5,8 +5,9 @@ import datetime as dt
 
 import pytest
 
-from sandbox import kyc
 from sandbox.models import Customer
+from sandbox.serializers.kyc import choices
+from sandbox.serializers.kyc.persons import NATIONAL_ID_FIELDS
 
 from .conftest import KYB_DATA, KYC_DATA, assert_error, customer_body
 
@@ -215,7 +216,7 @@ def test_several_failures_are_reported_together(api):
 # --- National ID triple -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("missing", kyc.NATIONAL_ID_FIELDS)
+@pytest.mark.parametrize("missing", NATIONAL_ID_FIELDS)
 def test_create_kyc_needs_the_whole_national_id_triple(api, missing):
     kyc_data = {k: v for k, v in KYC_DATA.items() if k != missing}
 
@@ -228,16 +229,16 @@ def test_create_kyc_needs_the_whole_national_id_triple(api, missing):
 
 def test_create_kyc_without_any_national_id_names_all_three(api):
     errors = details(api.post("/customers", customer_body(kycData={"legalFirstName": "Ada"})))
-    assert set(errors) == {("kycData", name) for name in kyc.NATIONAL_ID_FIELDS}
+    assert set(errors) == {("kycData", name) for name in NATIONAL_ID_FIELDS}
 
 
-@pytest.mark.parametrize("sent", kyc.NATIONAL_ID_FIELDS)
+@pytest.mark.parametrize("sent", NATIONAL_ID_FIELDS)
 def test_update_with_one_national_id_field_needs_the_other_two(api, customer_factory, sent):
     customer = customer_factory("CREATED")
 
     errors = details(api.patch(f"/customers/{customer['customerId']}", {"kycData": {sent: NATIONAL_ID[sent]}}))
 
-    assert set(errors) == {("kycData", name) for name in kyc.NATIONAL_ID_FIELDS if name != sent}
+    assert set(errors) == {("kycData", name) for name in NATIONAL_ID_FIELDS if name != sent}
 
 
 def test_update_without_national_id_fields_is_fine(api, customer_factory):
@@ -256,7 +257,7 @@ def test_update_with_the_whole_triple_is_fine(api, customer_factory):
     assert response.status_code == 200
 
 
-@pytest.mark.parametrize("missing", kyc.NATIONAL_ID_FIELDS)
+@pytest.mark.parametrize("missing", NATIONAL_ID_FIELDS)
 def test_create_associated_person_needs_the_whole_triple(api, missing):
     person = {k: v for k, v in PERSON.items() if k != missing}
 
@@ -268,7 +269,7 @@ def test_create_associated_person_needs_the_whole_triple(api, missing):
 def test_update_associated_person_triple_is_all_or_none(api, customer_factory):
     customer = customer_factory("CREATED", "BUSINESS")
     path = f"/customers/{customer['customerId']}"
-    no_id = {k: v for k, v in PERSON.items() if k not in kyc.NATIONAL_ID_FIELDS}
+    no_id = {k: v for k, v in PERSON.items() if k not in NATIONAL_ID_FIELDS}
 
     errors = details(api.patch(path, {"kybData": {"associatedPersons": [{**no_id, "nationalIdType": "ssn"}]}}))
 
@@ -375,13 +376,13 @@ def test_phone_message(api):
 # --- businessType -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", kyc.BUSINESS_TYPES)
+@pytest.mark.parametrize("value", choices.BUSINESS_TYPES)
 def test_the_14_canonical_business_types_are_accepted(api, value):
     assert post_kyb(api, businessInfo={"businessType": value}).status_code == 201
 
 
 def test_there_are_14_business_types():
-    assert len(kyc.BUSINESS_TYPES) == 14
+    assert len(choices.BUSINESS_TYPES) == 14
 
 
 @pytest.mark.parametrize("value", ["LLC", "CORPORATION", "PARTNERSHIP", "limited_liability_company", "NONPROFIT"])
@@ -390,7 +391,7 @@ def test_business_type_aliases_are_refused_listing_the_allowed_values(api, value
 
     message = errors[("kybData", "businessInfo", "businessType")]
     assert message.startswith(f"'{value}' is not allowed; allowed values: B_CORPORATION, C_CORPORATION,")
-    assert all(name in message for name in kyc.BUSINESS_TYPES)
+    assert all(name in message for name in choices.BUSINESS_TYPES)
 
 
 # --- ownershipPercentage ------------------------------------------------------------------------
@@ -487,16 +488,16 @@ def test_update_accepts_only_kyc_and_kyb_data(api, customer_factory):
 # --- Enumerations -------------------------------------------------------------------------------
 
 KYC_ENUMS = [
-    ("employmentStatus", kyc.EMPLOYMENT_STATUSES, "EMPLOYED"),
-    ("sourceOfFunds", kyc.KYC_SOURCES_OF_FUNDS, "SALARY"),
-    ("accountPurpose", kyc.KYC_ACCOUNT_PURPOSES, "PERSONAL_EXPENSES"),
-    ("expectedMonthlyPaymentsUsd", kyc.EXPECTED_MONTHLY_PAYMENTS_USD, "BETWEEN_10000_49999"),
+    ("employmentStatus", choices.EMPLOYMENT_STATUSES, "EMPLOYED"),
+    ("sourceOfFunds", choices.KYC_SOURCES_OF_FUNDS, "SALARY"),
+    ("accountPurpose", choices.KYC_ACCOUNT_PURPOSES, "PERSONAL_EXPENSES"),
+    ("expectedMonthlyPaymentsUsd", choices.EXPECTED_MONTHLY_PAYMENTS_USD, "BETWEEN_10000_49999"),
 ]
 KYB_ENUMS = [
-    ("sourceOfFunds", kyc.KYB_SOURCES_OF_FUNDS, "SALE_OF_GOODS_AND_SERVICES"),
-    ("accountPurpose", kyc.KYB_ACCOUNT_PURPOSES, "CHARITABLE_DONATIONS"),
-    ("expectedMonthlyVolumeUsd", kyc.EXPECTED_MONTHLY_VOLUMES_USD, "LESS_THAN_10000"),
-    ("estimatedAnnualRevenueUsd", kyc.ESTIMATED_ANNUAL_REVENUES_USD, "LESS_THAN_100000"),
+    ("sourceOfFunds", choices.KYB_SOURCES_OF_FUNDS, "SALE_OF_GOODS_AND_SERVICES"),
+    ("accountPurpose", choices.KYB_ACCOUNT_PURPOSES, "CHARITABLE_DONATIONS"),
+    ("expectedMonthlyVolumeUsd", choices.EXPECTED_MONTHLY_VOLUMES_USD, "LESS_THAN_10000"),
+    ("estimatedAnnualRevenueUsd", choices.ESTIMATED_ANNUAL_REVENUES_USD, "LESS_THAN_100000"),
 ]
 
 

@@ -7,8 +7,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from sandbox import clock, demo
+from sandbox import clock
 from sandbox.auth import find_key
+from sandbox.demo import keys
+from sandbox.demo import webhooks as demo_webhooks
+from sandbox.demo.customers import business_body, individual_body
+from sandbox.demo.seeding import Seeding
 from sandbox.models import (
     ApiKey,
     AutomationRule,
@@ -62,7 +66,7 @@ def seeded(db):
 
 
 def demo_customers():
-    return Customer.objects.filter(organization_id=demo.DEMO_ORGANIZATION_ID)
+    return Customer.objects.filter(organization_id=keys.DEMO_ORGANIZATION_ID)
 
 
 def test_every_customer_status_and_both_types_appear(seeded):
@@ -82,7 +86,7 @@ def test_customers_in_need_of_information_carry_the_missing_back_and_other_issue
 
 
 def test_every_payment_account_type_and_a_pending_bank_account_appear(seeded):
-    accounts = PaymentAccount.objects.filter(organization_id=demo.DEMO_ORGANIZATION_ID)
+    accounts = PaymentAccount.objects.filter(organization_id=keys.DEMO_ORGANIZATION_ID)
     assert set(accounts.values_list("account_type", flat=True)) == set(PaymentAccountType.values)
     pending = accounts.filter(status=PaymentAccountStatus.PENDING)
     assert pending.exists()
@@ -91,10 +95,10 @@ def test_every_payment_account_type_and_a_pending_bank_account_appear(seeded):
 
 
 def test_every_reachable_transaction_status_appears_with_balances_quotes_and_rules(seeded):
-    transactions = Transaction.objects.filter(customer__organization_id=demo.DEMO_ORGANIZATION_ID)
+    transactions = Transaction.objects.filter(customer__organization_id=keys.DEMO_ORGANIZATION_ID)
     assert set(transactions.values_list("status", flat=True)) == REACHABLE_TRANSACTION_STATUSES
-    assert Balance.objects.filter(account__organization_id=demo.DEMO_ORGANIZATION_ID, amount__gt=0).exists()
-    assert Quote.objects.filter(customer__organization_id=demo.DEMO_ORGANIZATION_ID, used_at=None).exists()
+    assert Balance.objects.filter(account__organization_id=keys.DEMO_ORGANIZATION_ID, amount__gt=0).exists()
+    assert Quote.objects.filter(customer__organization_id=keys.DEMO_ORGANIZATION_ID, used_at=None).exists()
     triggers = [rule.trigger for rule in AutomationRule.objects.all()]
     assert any("thresholdAmount" in trigger for trigger in triggers)
     assert any("cronSchedule" in trigger for trigger in triggers)
@@ -104,7 +108,7 @@ def test_the_summary_counts_per_status(seeded):
     assert "Sandbox demo data created" in seeded
     assert "UNDER_REVIEW 2" in seeded
     assert "EXPIRED" in seeded
-    assert demo.DEMO_API_KEY in seeded
+    assert keys.DEMO_API_KEY in seeded
 
 
 def test_a_second_run_adds_nothing_and_says_so(seeded):
@@ -116,7 +120,7 @@ def test_a_second_run_adds_nothing_and_says_so(seeded):
 
 def test_the_demo_key_authenticates_a_customer_list(seeded):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {demo.DEMO_API_KEY}")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {keys.DEMO_API_KEY}")
     response = client.get(f"{BASE}/customers", {"pageSize": 100})
     assert response.status_code == 200, response.json()
     customers = response.json()["customers"]
@@ -128,22 +132,28 @@ def test_the_demo_key_authenticates_a_customer_list(seeded):
 
 
 def test_ensure_demo_key_is_idempotent_and_puts_a_changed_row_right(db):
-    key = demo.ensure_demo_key()
-    assert find_key(demo.DEMO_API_KEY) == key
-    assert key.organization_id == demo.DEMO_ORGANIZATION_ID
+    key = keys.ensure_demo_key()
+    assert find_key(keys.DEMO_API_KEY) == key
+    assert key.organization_id == keys.DEMO_ORGANIZATION_ID
     ApiKey.objects.filter(pk=key.pk).update(key_hash="0" * 64, read_only=True)
-    again = demo.ensure_demo_key()
+    again = keys.ensure_demo_key()
     assert again.pk == key.pk
     assert ApiKey.objects.count() == 1
-    assert find_key(demo.DEMO_API_KEY) == again
+    assert find_key(keys.DEMO_API_KEY) == again
     assert not again.read_only
 
 
 def test_the_data_is_deterministic(db):
-    key = demo.ensure_demo_key()
-    first, second = demo._Seeder(key), demo._Seeder(key)
-    bodies = [first.individual_body(("US", "ssn"), None), first.business_body(1, ("GB", "nino"), None)]
-    assert bodies == [second.individual_body(("US", "ssn"), None), second.business_body(1, ("GB", "nino"), None)]
+    key = keys.ensure_demo_key()
+    first, second = Seeding(key), Seeding(key)
+    bodies = [
+        individual_body(first, ("US", "ssn"), None),
+        business_body(first, 1, ("GB", "nino"), None),
+    ]
+    assert bodies == [
+        individual_body(second, ("US", "ssn"), None),
+        business_body(second, 1, ("GB", "nino"), None),
+    ]
 
 
 def test_too_few_customers_is_refused(db):
@@ -156,35 +166,35 @@ def test_too_few_customers_is_refused(db):
 
 
 def unreachable_deliveries():
-    return Delivery.objects.filter(endpoint__url=demo.UNREACHABLE_WEBHOOK_URL)
+    return Delivery.objects.filter(endpoint__url=demo_webhooks.UNREACHABLE_WEBHOOK_URL)
 
 
 def test_the_unreachable_endpoint_holds_pending_retrying_and_failed_deliveries(seeded):
-    endpoint = WebhookEndpoint.objects.get(url=demo.UNREACHABLE_WEBHOOK_URL)
-    assert endpoint.organization_id == demo.DEMO_ORGANIZATION_ID
+    endpoint = WebhookEndpoint.objects.get(url=demo_webhooks.UNREACHABLE_WEBHOOK_URL)
+    assert endpoint.organization_id == keys.DEMO_ORGANIZATION_ID
     assert endpoint.events == ["customer.update"]
     deliveries = unreachable_deliveries()
     assert {DeliveryStatus.PENDING, DeliveryStatus.RETRYING, DeliveryStatus.FAILED} <= set(
         deliveries.values_list("status", flat=True)
     )
     failed = deliveries.filter(status=DeliveryStatus.FAILED)
-    assert failed.count() == demo.FAILED_DELIVERIES
+    assert failed.count() == demo_webhooks.FAILED_DELIVERIES
     assert all(d.attempts == webhooks.MAX_ATTEMPTS and d.next_attempt_at is None and d.last_error for d in failed)
     now = clock.now()
     for delivery in deliveries.filter(status=DeliveryStatus.RETRYING):
         assert 1 <= delivery.attempts < webhooks.MAX_ATTEMPTS
         assert delivery.next_attempt_at > now and delivery.last_error
     # The oldest gave up; the newest wait for their first attempt, which is not due yet.
-    oldest = deliveries.order_by("created_at", "id")[: demo.FAILED_DELIVERIES]
+    oldest = deliveries.order_by("created_at", "id")[: demo_webhooks.FAILED_DELIVERIES]
     assert {d.status for d in oldest} == {DeliveryStatus.FAILED}
-    newest = deliveries.order_by("-created_at", "-id")[: demo.PENDING_DELIVERIES]
+    newest = deliveries.order_by("-created_at", "-id")[: demo_webhooks.PENDING_DELIVERIES]
     assert all(d.status == DeliveryStatus.PENDING and d.attempts == 0 and d.next_attempt_at > now for d in newest)
     assert "webhook deliveries" in seeded
 
 
 def test_a_second_run_adds_no_second_unreachable_endpoint(seeded):
     run_seed(customers=20)
-    assert WebhookEndpoint.objects.filter(url=demo.UNREACHABLE_WEBHOOK_URL).count() == 1
+    assert WebhookEndpoint.objects.filter(url=demo_webhooks.UNREACHABLE_WEBHOOK_URL).count() == 1
 
 
 def test_after_the_commit_every_delivery_state_is_there(db, monkeypatch, django_capture_on_commit_callbacks):
@@ -201,7 +211,7 @@ def test_after_the_commit_every_delivery_state_is_there(db, monkeypatch, django_
 
     monkeypatch.setattr(webhooks, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(receivers)))
     back_office = webhooks.webhook_endpoint_create(
-        organization_id=demo.DEMO_ORGANIZATION_ID, url="http://testserver/webhooks/payments", events=[]
+        organization_id=keys.DEMO_ORGANIZATION_ID, url="http://testserver/webhooks/payments", events=[]
     )
     with django_capture_on_commit_callbacks(execute=True):
         run_seed(customers=10)

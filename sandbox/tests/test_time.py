@@ -9,17 +9,16 @@ commits.
 import datetime as dt
 import uuid
 
-import httpx
 import pytest
+from celery import current_app
 from django.test import Client
 
 from sandbox import clock, tasks
 from sandbox.models import AutomationRule, Delivery, Event, Transaction
 from sandbox.services import rules as rules_service
 from sandbox.services import transactions as tx_service
-from sandbox.services import webhooks as webhooks_service
 
-from .conftest import assert_error, quote_body
+from .conftest import assert_error, offramp_quote
 from .test_automation_rules import rule_body
 
 DELAY = tx_service.DEFAULT_PROCESSING_DELAY_SECONDS
@@ -58,21 +57,6 @@ def awaiting(api, onramp):
     tx = create(api, onramp["quote"]()["quoteId"]).json()
     assert tx["transactionStatus"] == "AWAITING_TRANSFER"
     return tx
-
-
-@pytest.fixture
-def receiver(monkeypatch):
-    """Deliveries answered 200 in memory: no test reaches the network."""
-    requests = []
-
-    def answer(request):
-        requests.append(request)
-        return httpx.Response(200)
-
-    monkeypatch.setattr(
-        webhooks_service, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(answer))
-    )
-    return requests
 
 
 # --- expiry -------------------------------------------------------------------------------------
@@ -150,19 +134,6 @@ def test_the_processing_delay_is_a_setting(api, awaiting, settings):
     assert api.get(f"/transactions/{awaiting['transactionId']}").json()["transactionStatus"] == "PROCESSING"
     clock.advance(60 - DELAY)
     assert api.get(f"/transactions/{awaiting['transactionId']}").json()["transactionStatus"] == "COMPLETED"
-
-
-def offramp_quote(api, onramp, source_account, amount):
-    body = quote_body(
-        onramp["customer_id"],
-        source_account,
-        onramp["bank"]["paymentAccountId"],
-        source={"sourceCurrency": "USDC", "sourcePaymentMethod": "BASE", "sourceAmount": amount},
-        destination={"destinationCurrency": "USD", "destinationPaymentMethod": "ACH"},
-    )
-    response = api.post("/quotes", body)
-    assert response.status_code == 201, response.json()
-    return response.json()
 
 
 def test_a_funded_offramp_completes_after_the_delay(api, onramp, make_account, django_capture_on_commit_callbacks):
@@ -340,8 +311,8 @@ def test_events_are_delivered_by_the_clock_helper(api, awaiting, receiver, djang
     api.post("/webhooks", {"url": "https://c.example/hooks", "events": ["transaction.update"]})
     with django_capture_on_commit_callbacks(execute=True):
         api.post("/test-helpers/clock/advance", {"seconds": 30 * 60})
-    assert [r.url.host for r in receiver] == ["c.example"]
-    assert b'"transactionStatus":"EXPIRED"' in receiver[0].content
+    assert [r.url.host for r in receiver.requests] == ["c.example"]
+    assert b'"transactionStatus":"EXPIRED"' in receiver.requests[0].content
 
 
 # --- automation rules ---------------------------------------------------------------------------
@@ -443,8 +414,8 @@ def test_two_runners_that_read_the_same_due_rule_fire_it_once(api, setup):
     first = {str(r.pk): r for r in AutomationRule.objects.all()}
     second = {str(r.pk): r for r in AutomationRule.objects.all()}
     for rule_id in (cron["id"], threshold["id"]):
-        assert rules_service._claim(first[rule_id], now) is True
-        assert rules_service._claim(second[rule_id], now) is False
+        assert rules_service._claim_firing(first[rule_id], now) is True
+        assert rules_service._claim_firing(second[rule_id], now) is False
     # And whole runs after one another: the periodic task, then the helper.
     AutomationRule.objects.filter(pk=cron["id"]).update(next_run_at=now)
     AutomationRule.objects.filter(pk=threshold["id"]).update(threshold_armed=True)
@@ -464,8 +435,6 @@ def test_a_periodic_firing_acts_with_the_organizations_key(api, api_key, make_ap
 
 
 def test_the_tasks_module_registers_the_review_tasks():
-    from celery import current_app
-
     assert "sandbox.complete_due_reviews" in current_app.tasks
     assert "sandbox.tasks.advance_due_transactions" in current_app.tasks
     assert "sandbox.tasks.fire_due_automation_rules" in current_app.tasks

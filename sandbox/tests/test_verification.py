@@ -10,9 +10,10 @@ import copy
 import pytest
 from kombu.exceptions import OperationalError
 
-from sandbox import clock, tasks_verification
+from sandbox import clock, tasks
 from sandbox.models import Customer, Event
 from sandbox.services import verification
+from sandbox.services.customers import customer_review
 
 from .conftest import KYB_DATA, KYC_DATA, customer_body
 
@@ -282,8 +283,8 @@ def test_completion_is_idempotent(api, settings):
 
     assert verification.review_complete_due() == 1
     assert verification.review_complete_due() == 0
-    assert tasks_verification.complete_review.delay(customer_id).get() is False
-    assert tasks_verification.complete_due_reviews.delay().get() == 0
+    assert tasks.complete_review.delay(customer_id).get() is False
+    assert tasks.complete_due_reviews.delay().get() == 0
     assert verification.review_complete(customer_id=customer_id) is None
     assert [event["customerStatus"] for event in updates(customer_id)] == ["UNDER_REVIEW", "ACTIVE"]
 
@@ -291,7 +292,6 @@ def test_completion_is_idempotent(api, settings):
 def test_a_review_decided_meanwhile_is_not_applied_again(api, settings, monkeypatch):
     """Another runner (here the review helper) decides the review between this runner's read
     and its claim: the conditional UPDATE claims nothing and no second event is sent."""
-    from sandbox.services.customers import customer_review
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 10
     customer_id = api.post("/customers", customer_body(kycData=kyc())).json()["customerId"]
@@ -313,10 +313,10 @@ def test_the_complete_review_task_applies_a_due_review_once(api, settings):
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 5
     customer_id = api.post("/customers", customer_body(kycData=kyc(nationality="SY"))).json()["customerId"]
 
-    assert tasks_verification.complete_review.delay(customer_id).get() is False  # not due yet
+    assert tasks.complete_review.delay(customer_id).get() is False  # not due yet
     clock.advance(5)
-    assert tasks_verification.complete_review.delay(customer_id).get() is True
-    assert tasks_verification.complete_review.delay(customer_id).get() is False
+    assert tasks.complete_review.delay(customer_id).get() is True
+    assert tasks.complete_review.delay(customer_id).get() is False
 
     assert Customer.objects.get(pk=customer_id).status == "REJECTED"
     assert [event["customerStatus"] for event in updates(customer_id)] == ["UNDER_REVIEW", "REJECTED"]
@@ -342,7 +342,7 @@ def test_no_broker_leaves_the_review_to_the_sweep(api, settings, monkeypatch, dj
     def broker_down(*args, **kwargs):
         raise OperationalError("connection refused")
 
-    monkeypatch.setattr(tasks_verification.complete_review, "apply_async", broker_down)
+    monkeypatch.setattr(tasks.complete_review, "apply_async", broker_down)
     with django_capture_on_commit_callbacks(execute=True):
         response = api.post("/customers", customer_body(kycData=kyc()))
 

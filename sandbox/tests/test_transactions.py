@@ -6,7 +6,7 @@ import pytest
 from sandbox import clock
 from sandbox.models import Quote, Transaction
 
-from .conftest import assert_error, quote_body
+from .conftest import assert_error, offramp_quote, quote_body
 
 
 def create(api, quote_id, key=None, **body):
@@ -110,19 +110,6 @@ def test_fiat_instructions_carry_only_the_rails_fields(api, onramp, make_account
         assert (10 - sum(int(d) * w % 10 for d, w in zip(clabe[:17], weights, strict=False)) % 10) % 10 == int(
             clabe[17]
         )
-
-
-def offramp_quote(api, onramp, source_account, amount="20.000000"):
-    body = quote_body(
-        onramp["customer_id"],
-        source_account,
-        onramp["bank"]["paymentAccountId"],
-        source={"sourceCurrency": "USDC", "sourcePaymentMethod": "BASE", "sourceAmount": amount},
-        destination={"destinationCurrency": "USD", "destinationPaymentMethod": "ACH"},
-    )
-    response = api.post("/quotes", body)
-    assert response.status_code == 201, response.json()
-    return response.json()
 
 
 def test_offramp_from_an_external_wallet_gets_a_deposit_address(api, onramp):

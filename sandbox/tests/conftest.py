@@ -1,8 +1,12 @@
+import copy
+
+import httpx
 import pytest
 from rest_framework.test import APIClient
 
 from sandbox.auth import create_key
 from sandbox.models import Tier
+from sandbox.services import webhooks
 
 BASE = "/sandbox"
 # Reviews stay UNDER_REVIEW until a test decides them (the review helper) or moves the clock
@@ -65,6 +69,32 @@ class SandboxClient:
 
     def delete(self, path, **extra):
         return self.client.delete(BASE + path, **extra)
+
+
+class Receiver:
+    """The integrator's server: answers in order (the last one repeats) and keeps each request.
+    An answer is a status code, an exception class to raise, or a callable(request)."""
+
+    def __init__(self):
+        self.answers: list = [200]
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(answer, type) and issubclass(answer, Exception):
+            raise answer("simulated", request=request)
+        if callable(answer):
+            return answer(request)
+        return httpx.Response(answer, json={"ok": answer < 300})
+
+
+@pytest.fixture
+def receiver(monkeypatch):
+    """The integrator's server for every webhook delivery, in memory: no test reaches the network."""
+    fake = Receiver()
+    monkeypatch.setattr(webhooks, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(fake)))
+    return fake
 
 
 def assert_error(response, status: int, code: str):
@@ -192,7 +222,6 @@ ACCOUNT_BODIES = {
 
 def account_body(kind: str, customer_id: str, **fields) -> dict:
     """A valid POST /payment-accounts body of one kind (see ACCOUNT_BODIES)."""
-    import copy
 
     body = copy.deepcopy(ACCOUNT_BODIES[kind])
     return {**body, "customerId": customer_id, "nickname": kind, **fields}
@@ -245,3 +274,17 @@ def onramp(api, active_customer, make_account):
         return response.json()
 
     return {"customer": active_customer, "customer_id": customer_id, "bank": bank, "wallet": wallet, "quote": quote}
+
+
+def offramp_quote(api, onramp, source_account, amount="20.000000"):
+    """A BASE USDC -> ACH USD quote from `source_account` to the onramp's bank account."""
+    body = quote_body(
+        onramp["customer_id"],
+        source_account,
+        onramp["bank"]["paymentAccountId"],
+        source={"sourceCurrency": "USDC", "sourcePaymentMethod": "BASE", "sourceAmount": amount},
+        destination={"destinationCurrency": "USD", "destinationPaymentMethod": "ACH"},
+    )
+    response = api.post("/quotes", body)
+    assert response.status_code == 201, response.json()
+    return response.json()

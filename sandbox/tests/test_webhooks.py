@@ -1,21 +1,22 @@
-"""Webhook endpoints (CRUD, errors, secret once), signed deliveries, retries on the sandbox clock,
-and one delivery in-process to the back-office's own receiver."""
+"""Webhook endpoints (CRUD, errors, secret once), signed deliveries, retries on the sandbox clock.
+The back-office's receiver of these deliveries is tested in tests/backoffice/test_webhook_flow.py."""
 
 import datetime as dt
 import json
 import uuid
-from unittest import mock
 
 import httpx
 import pytest
 from standardwebhooks.webhooks import Webhook
 
 from sandbox import clock
-from sandbox.events import customer_event_data, emit
 from sandbox.models import Customer, Delivery, DeliveryStatus
 from sandbox.services import webhooks as service
+from sandbox.services.verification import customer_event_data
+from sandbox.services.webhooks import emit
+from sandbox.tasks import deliver_due_webhooks, deliver_webhook
 
-from .conftest import assert_error
+from .conftest import SandboxClient, assert_error
 
 URL = "https://integrator.example/hooks"
 
@@ -31,31 +32,6 @@ def make_endpoint(api):
         return response.json()
 
     return make
-
-
-class Receiver:
-    """The integrator's server: answers in order (the last one repeats) and keeps each request.
-    An answer is a status code, an exception class to raise, or a callable(request)."""
-
-    def __init__(self):
-        self.answers: list = [200]
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
-        if isinstance(answer, type) and issubclass(answer, Exception):
-            raise answer("simulated", request=request)
-        if callable(answer):
-            return answer(request)
-        return httpx.Response(answer, json={"ok": answer < 300})
-
-
-@pytest.fixture
-def receiver(monkeypatch):
-    fake = Receiver()
-    monkeypatch.setattr(service, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(fake)))
-    return fake
 
 
 def customer_update(customer_id: str):
@@ -199,8 +175,6 @@ def test_a_read_only_key_reads_but_cannot_create_or_delete(api, api_key, make_ap
 
 
 def test_no_key_is_401(db):
-    from .conftest import SandboxClient
-
     anonymous = SandboxClient(None)
     assert_error(anonymous.get("/webhooks"), 401, "UNAUTHORIZED")
     assert_error(anonymous.post("/webhooks", {"url": URL}), 401, "UNAUTHORIZED")
@@ -225,8 +199,6 @@ def test_bad_list_queries_are_validation_errors(api, make_endpoint, query):
 
 
 def test_operations_are_in_the_openapi_document(db):
-    from .conftest import SandboxClient
-
     paths = json.loads(SandboxClient(None).client.get("/sandbox/openapi.json").content)["paths"]
     assert {m: paths["/webhooks"][m]["operationId"] for m in ("get", "post")} == {
         "get": "listWebhooks",
@@ -399,9 +371,11 @@ def test_a_lost_worker_is_retried_after_its_lease(api, make_endpoint, active_cus
     row = Delivery.objects.get()
     # What a worker that died during the HTTP call leaves behind.
     now = clock.now()
-    Delivery.objects.filter(pk=row.pk).update(attempts=1, last_attempt_at=now, next_attempt_at=now + service._lease())
+    Delivery.objects.filter(pk=row.pk).update(
+        attempts=1, last_attempt_at=now, next_attempt_at=now + service._lease_length()
+    )
     assert service.deliver_due() == 0
-    clock.advance(service._lease().total_seconds())
+    clock.advance(service._lease_length().total_seconds())
     assert service.deliver_due() == 1
     row.refresh_from_db()
     assert (row.status, row.attempts) == (DeliveryStatus.SUCCEEDED, 2)
@@ -443,47 +417,6 @@ def test_the_timeout_setting_reaches_the_client(settings):
         assert client.follow_redirects is False
 
 
-# --- End to end: the sandbox delivers to the back-office's receiver in-process --------------------
-
-
-def test_a_customer_update_reaches_the_back_office_inbox(
-    api, make_endpoint, active_customer, settings, in_process, django_capture_on_commit_callbacks
-):
-    from mirror.models import WebhookEvent
-
-    created = make_endpoint(url="http://testserver/webhooks/payments")
-    settings.PAYMENTS_WEBHOOK_SECRET = created["secret"]
-    # The back-office's drain re-reads the customer through its API client; not under test here.
-    with (
-        mock.patch("mirror.tasks.drain_webhook_inbox.delay") as process,
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        event = customer_update(active_customer["customerId"])
-
-    stored = WebhookEvent.objects.get()
-    assert stored.event_id == str(event.id)
-    assert stored.event_type == "customer.update"
-    assert stored.payload["data"]["customerId"] == active_customer["customerId"]
-    assert stored.payload["data"]["customerStatus"] == "ACTIVE"
-    process.assert_called_once_with()
-    delivery = only_delivery(api, created["webhookId"])
-    assert (delivery["status"], delivery["responseStatus"], delivery["attempts"]) == ("SUCCEEDED", 202, 1)
-
-
-def test_a_wrong_secret_is_refused_by_the_back_office_and_retried(
-    api, make_endpoint, active_customer, settings, in_process, django_capture_on_commit_callbacks
-):
-    from mirror.models import WebhookEvent
-
-    created = make_endpoint(url="http://testserver/webhooks/payments")
-    settings.PAYMENTS_WEBHOOK_SECRET = service.new_secret()
-    with django_capture_on_commit_callbacks(execute=True):
-        customer_update(active_customer["customerId"])
-    assert WebhookEvent.objects.count() == 0
-    delivery = only_delivery(api, created["webhookId"])
-    assert (delivery["status"], delivery["responseStatus"]) == ("RETRYING", 401)
-
-
 def test_an_endpoint_deleted_during_an_attempt_drops_the_delivery(api, make_endpoint, active_customer, receiver):
     created = make_endpoint()
     customer_update(active_customer["customerId"])
@@ -498,8 +431,6 @@ def test_an_endpoint_deleted_during_an_attempt_drops_the_delivery(api, make_endp
 
 
 def test_the_tasks_deliver_one_and_every_due_delivery(api, make_endpoint, active_customer, receiver):
-    from sandbox.tasks import deliver_due_webhooks, deliver_webhook
-
     make_endpoint()
     make_endpoint(url=f"{URL}/2")
     customer_update(active_customer["customerId"])

@@ -7,7 +7,7 @@ from django.conf import settings as project_settings
 
 from sandbox.models import Customer
 
-from .conftest import assert_error, customer_body
+from .conftest import SandboxClient, assert_error, customer_body
 
 
 def test_malformed_json_is_a_bad_request(api):
@@ -112,8 +112,6 @@ def test_a_body_at_the_limit_is_accepted(api, settings):
 
 
 def test_a_body_over_the_limit_is_refused_before_authentication(db, settings):
-    from .conftest import SandboxClient
-
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2000
 
     response = SandboxClient(None).client.post("/sandbox/customers", _big_body(2001), content_type="application/json")
@@ -156,7 +154,7 @@ def test_a_failed_write_leaves_nothing_behind(api, monkeypatch):
     def explode(**kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("sandbox.services.customers._start_review", lambda *a: explode())
+    monkeypatch.setattr("sandbox.services.customers.review_start", lambda *a: explode())
 
     response = api.post("/customers", customer_body())
 

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import Resolver404, resolve, reverse
 
-from sandbox.demo import DEMO_API_KEY, ensure_demo_key
+from sandbox.demo.keys import DEMO_API_KEY, ensure_demo_key
 
 STANDALONE = "sandbox.standalone_urls"
 
