@@ -260,7 +260,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     # The sandbox's documents carry their own settings; its system check reads these.
-    "ENUM_NAME_OVERRIDES": {"EventKindEnum": "sandbox.services.webhooks.EVENT_KINDS"},
+    "ENUM_NAME_OVERRIDES": {"EventKindEnum": "sandbox.models.EVENT_KINDS"},
 }
 
 LOGGING = {
