@@ -33,6 +33,10 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# The upstream Payments API. Without PAYMENTS_API_BASE_URL the sandbox mounted at
+# /sandbox/ of this same server is the upstream.
+SANDBOX_MOUNTED = env.bool("SANDBOX_MOUNTED", default="PAYMENTS_API_BASE_URL" not in env)
+
 INSTALLED_APPS = [
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -41,8 +45,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.admin",
-    "rest_framework",
-    "drf_spectacular",
     "django_htmx",
     "django_filters",
     "template_partials",
@@ -53,8 +55,11 @@ INSTALLED_APPS = [
     "customers",
     "payments",
     "mirror",
-    "sandbox",
 ]
+if SANDBOX_MOUNTED:
+    # The emulator of the Payments API, its tables and its DRF views: only where it is the
+    # upstream. With a real provider none of it is installed, migrated or routed.
+    INSTALLED_APPS += ["rest_framework", "drf_spectacular", "sandbox"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -198,9 +203,7 @@ STORAGES = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 100 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
-# The upstream Payments API. Without PAYMENTS_API_BASE_URL the sandbox mounted at
-# /sandbox/ of this same server is the upstream.
-SANDBOX_MOUNTED = env.bool("SANDBOX_MOUNTED", default="PAYMENTS_API_BASE_URL" not in env)
+# The upstream Payments API: PAYMENTS_API_BASE_URL, or the sandbox mounted above.
 PAYMENTS_API_BASE_URL = env.str("PAYMENTS_API_BASE_URL", default="http://127.0.0.1:8000/sandbox")
 # The mounted sandbox's well-known demo key (sandbox_seed makes it): not a secret, and never
 # the default once a real upstream is configured.
@@ -251,17 +254,18 @@ EAGER_BEAT = env.bool("EAGER_BEAT", default=DEBUG)
 CUSTOMERS_REVIEW_SLA_HOURS = env.int("CUSTOMERS_REVIEW_SLA_HOURS", default=24)
 CUSTOMERS_CREATED_STALE_MINUTES = env.int("CUSTOMERS_CREATED_STALE_MINUTES", default=60)
 
-REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
-    "DEFAULT_PERMISSION_CLASSES": [],
-    "UNAUTHENTICATED_USER": None,
-}
+if SANDBOX_MOUNTED:
+    REST_FRAMEWORK = {
+        "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+        "DEFAULT_AUTHENTICATION_CLASSES": [],
+        "DEFAULT_PERMISSION_CLASSES": [],
+        "UNAUTHENTICATED_USER": None,
+    }
 
-SPECTACULAR_SETTINGS = {
-    # The sandbox's documents carry their own settings; its system check reads these.
-    "ENUM_NAME_OVERRIDES": {"EventKindEnum": "sandbox.models.EVENT_KINDS"},
-}
+    SPECTACULAR_SETTINGS = {
+        # The sandbox's documents carry their own settings; its system check reads these.
+        "ENUM_NAME_OVERRIDES": {"EventKindEnum": "sandbox.models.EVENT_KINDS"},
+    }
 
 LOGGING = {
     "version": 1,

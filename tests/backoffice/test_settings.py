@@ -90,3 +90,27 @@ def test_gunicorn_threads_only_where_the_server_calls_itself(monkeypatch, enviro
     assert conf["threads"] == threads
     assert (conf["worker_class"], conf["keepalive"]) == ("gthread", 5)
     assert conf["workers"] >= 6
+
+
+def test_the_sandbox_is_absent_when_a_provider_is_named():
+    """With PAYMENTS_API_BASE_URL naming a provider, nothing of the sandbox is installed,
+    routed, migrated or scheduled."""
+    script = (
+        "from django.apps import apps; from django.conf import settings; from django.urls import resolve, Resolver404;"
+        "from django.db.migrations.loader import MigrationLoader;"
+        "labels = {a.label for a in apps.get_app_configs()};"
+        "routed = True\n"
+        "try: resolve('/sandbox/customers')\n"
+        "except Resolver404: routed = False\n"
+        "migrated = {app for app, _ in MigrationLoader(None, ignore_no_migrations=True).disk_migrations};"
+        "print(sorted(labels & {'sandbox', 'rest_framework', 'drf_spectacular'}), routed, 'sandbox' in migrated,"
+        " [n for n in settings.CELERY_BEAT_SCHEDULE if n.startswith('sandbox')])"
+    )
+    named = manage("shell", "-c", script, env={"PAYMENTS_API_BASE_URL": "https://api.payments.example.com"})
+    assert named.returncode == 0, named.stderr
+    assert named.stdout.strip().splitlines()[-1] == "[] False False []"
+    mounted = manage("shell", "-c", script, env={})
+    assert mounted.returncode == 0, mounted.stderr
+    assert (
+        mounted.stdout.strip().splitlines()[-1].startswith("['drf_spectacular', 'rest_framework', 'sandbox'] True True")
+    )
