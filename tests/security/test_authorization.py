@@ -196,9 +196,9 @@ def test_bulk_cancel_refuses_unknown_transaction_ids(client_as, sent):
 
 
 def test_a_case_is_assigned_only_to_colleagues_who_work_on_customers(client_as, make_staff):
-    from tests.customers.access import make_customer
+    from tests.factories import CustomerFactory
 
-    customer = make_customer()
+    customer = CustomerFactory()
     operator = make_staff("operations", username="an-operator")
     client = client_as("compliance")
     for assignee in (operator.pk, 999_999, "x"):
