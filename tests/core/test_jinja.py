@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from customers.models import VerificationIssue
 from payments.models import PaymentAccount
-from tests.payments.transactions_helpers import mirror_customer, mirror_transaction
+from tests.factories import CustomerFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db
 HOSTILE = '<script>alert("x")</script>'
@@ -95,7 +95,7 @@ def test_jinja_include_takes_the_context_and_extra_values():
 
 
 def test_queue_rows_escape_mirrored_text(client_as):
-    customer = mirror_customer(name=HOSTILE, status="UNDER_REVIEW", organization_id=HOSTILE)
+    customer = CustomerFactory(name=HOSTILE, status="UNDER_REVIEW", organization_id=HOSTILE)
     VerificationIssue.objects.create(customer=customer, code=HOSTILE, message="m")
     page = client_as("compliance").get(reverse("customers-list-customers")).content.decode()
     assert HOSTILE not in page
@@ -104,8 +104,8 @@ def test_queue_rows_escape_mirrored_text(client_as):
 
 @pytest.mark.parametrize(("url", "shown"), [("payments-list-transactions", 2), ("payments-list-stuck-transactions", 4)])
 def test_transaction_rows_escape_mirrored_text(client_as, url, shown):
-    mirror_transaction(
-        customer=mirror_customer(name=HOSTILE),
+    TransactionFactory(
+        customer=CustomerFactory(active=True, name=HOSTILE),
         correlation_id=HOSTILE,
         transaction_id=HOSTILE,
         expires_at=timezone.now() - dt.timedelta(hours=1),
