@@ -1,13 +1,9 @@
-import uuid
-
 from tests.access import ANY_STAFF, Access
+from tests.factories import WebhookEventFactory
 
 
 def _webhook_event():
-    from mirror.models import WebhookEvent
-
-    event = WebhookEvent.objects.create(event_id=f"evt-{uuid.uuid4()}", event_type="other.kind", payload={})
-    return {"pk": event.pk}
+    return {"pk": WebhookEventFactory(event_type="other.kind").pk}
 
 
 ACCESS = {

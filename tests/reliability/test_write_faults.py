@@ -22,6 +22,7 @@ from core.models import AuditEvent
 from mirror.models import WebhookEvent
 from tests.core.access import ACCESS as BACKOFFICE_ACCESS
 from tests.customers.access import ACCESS as CUSTOMERS_ACCESS
+from tests.factories import WebhookEventFactory
 from tests.payments.access import ACCESS as PAYMENTS_ACCESS
 from tests.payments.transactions_helpers import quote_post_data
 from tests.reliability.conftest import FAULT_MODES, RETRY_AFTER
@@ -147,10 +148,10 @@ def _bulk_cancel(world):
 
 
 def _replay_event(world):
-    event = WebhookEvent.objects.create(
+    event = WebhookEventFactory(
         event_id="evt-replayed",
         event_type="customer.update",
-        payload={"data": {"customerId": world.individual.customer_id}},
+        record_id=world.individual.customer_id,
         state=WebhookEvent.State.PROCESSED,
     )
     return reverse("mirror-replay-webhook-event", args=[event.pk]), {}
