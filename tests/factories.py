@@ -31,8 +31,25 @@ def _customer_upstream_id(row) -> str:
     return row.customer.customer_id if row.customer else row.unsynced_customer_id
 
 
+# JSON values are made afresh for each row: a dict declared once would be shared by all of them.
+
+
+def _wallet_details() -> dict:
+    return {"currency": {"label": "USDC", "chain": "BASE"}, "address": {"address": "0x" + "ab" * 20, "chain": "BASE"}}
+
+
+def _bank_details() -> dict:
+    return {
+        "bankAccountType": "CHECKING",
+        "bankName": "First Test Bank",
+        "bankAccountCurrency": {"label": "USD"},
+        "bankAccountPaymentMethod": "ACH",
+    }
+
+
 def _fees(row) -> dict:
-    """The fees object as the API returns it: a service fee in the source currency."""
+    """The fees object as the API returns it: a service fee in the source currency, which is
+    taken to be USD (the fee's USD amount is the fee itself)."""
     fee = str(row.service_fee)
     return {"feeCurrency": {"label": row.source_currency}, "serviceFee": {"feeAmount": fee, "feeUSDAmount": fee}}
 
@@ -58,7 +75,7 @@ class CustomerFactory(DjangoModelFactory):
     customer_type = CustomerType.INDIVIDUAL
     status = CustomerStatus.NEEDS_ADDITIONAL_INFORMATION
     name = factory.Faker("name")
-    # Made from the name, so that a search by a prefix of one finds no other row by the other.
+    # From the name: a search by a prefix of name or e-mail then finds only the rows a test named.
     email = factory.LazyAttribute(lambda o: f"{slugify(o.name).replace('-', '.') or 'customer'}@example.com")
     verification_link = factory.LazyAttribute(lambda o: f"https://forms.example.com/verify/{o.customer_id}")
     status_since = factory.LazyFunction(lambda: _now() - dt.timedelta(hours=2))
@@ -94,12 +111,7 @@ class PaymentAccountFactory(DjangoModelFactory):
         bank = factory.Trait(
             account_type="EXTERNAL_BANK_ACCOUNT",
             nickname="Checking",
-            details={
-                "bankAccountType": "CHECKING",
-                "bankName": "First Test Bank",
-                "bankAccountCurrency": {"label": "USD"},
-                "bankAccountPaymentMethod": "ACH",
-            },
+            details=factory.LazyFunction(_bank_details),
         )
         pending = factory.Trait(
             account_id=None,
@@ -107,7 +119,7 @@ class PaymentAccountFactory(DjangoModelFactory):
             account_type="EXTERNAL_BANK_ACCOUNT",
             status=PaymentAccountStatus.PENDING,
             nickname="",
-            details={},
+            details=factory.LazyFunction(dict),
             created_upstream_at=None,
         )
 
@@ -117,12 +129,7 @@ class PaymentAccountFactory(DjangoModelFactory):
     account_type = "EXTERNAL_CRYPTO_WALLET"
     status = PaymentAccountStatus.ACTIVE
     nickname = "Base wallet"
-    details = factory.LazyFunction(
-        lambda: {
-            "currency": {"label": "USDC", "chain": "BASE"},
-            "address": {"address": "0x" + "ab" * 20, "chain": "BASE"},
-        }
-    )
+    details = factory.LazyFunction(_wallet_details)
     created_upstream_at = factory.LazyFunction(_now)
     upstream_updated_at = factory.SelfAttribute("created_upstream_at")
     synced_at = factory.LazyFunction(_now)
@@ -273,6 +280,8 @@ class WebhookEventFactory(DjangoModelFactory):
 
 
 class WebhookSecretFactory(DjangoModelFactory):
+    """The signing secret of an endpoint registered with the Payments API."""
+
     class Meta:
         model = WebhookSecret
 
@@ -282,7 +291,7 @@ class WebhookSecretFactory(DjangoModelFactory):
 
 
 class SyncRunFactory(DjangoModelFactory):
-    """A customers sync that finished just now; still running: no finish time.
+    """A customers sync that succeeded just now (given outcome RUNNING: no finish time yet).
 
     Trait: `failed` (the API did not answer)."""
 
@@ -292,7 +301,7 @@ class SyncRunFactory(DjangoModelFactory):
     class Params:
         failed = factory.Trait(
             outcome=SyncRun.Outcome.FAILED,
-            counts={},
+            counts=factory.LazyFunction(dict),
             error="The Payments API did not answer",
         )
 
