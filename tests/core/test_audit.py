@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from core.audit import audit_record
 from core.models import AuditEvent
+from tests.factories import AuditEventFactory
 
 
 def test_one_event_per_write(admin_user):
@@ -43,17 +44,10 @@ def test_events_carry_the_request_id(client, admin_user):
     assert AuditEvent.objects.get(action="auth.logout").request_id == "req-12345678"
 
 
-def _events(n, **fields):
-    AuditEvent.objects.bulk_create(
-        AuditEvent(action=fields.get("action", "thing.do"), actor_username=fields.get("actor", "someone"))
-        for _ in range(n)
-    )
-
-
 def test_audit_page_filters(client_as):
     client = client_as("auditor")
-    _events(3, action="customer.update", actor="alice")
-    _events(2, action="transaction.cancel", actor="bob")
+    AuditEventFactory.create_batch(3, action="customer.update", actor_username="alice")
+    AuditEventFactory.create_batch(2, action="transaction.cancel", actor_username="bob")
     html = client.get(reverse("core-list-audit-events"), {"action": "transaction.cancel"}).content.decode()
     assert html.count("transaction.cancel") >= 2
     assert "customer.update</td>" not in html
@@ -63,9 +57,9 @@ def test_audit_page_filters(client_as):
 
 def test_audit_page_date_range(client_as):
     client = client_as("auditor")
-    _events(1, action="old.thing")
+    AuditEventFactory(action="old.thing")
     AuditEvent.objects.filter(action="old.thing").update(created_at=timezone.now() - dt.timedelta(days=10))
-    _events(1, action="new.thing")
+    AuditEventFactory(action="new.thing")
     since = (timezone.now() - dt.timedelta(days=1)).date().isoformat()
     html = client.get(reverse("core-list-audit-events"), {"since": since}).content.decode()
     assert "new.thing" in html and "old.thing" not in html
@@ -79,7 +73,7 @@ def test_audit_page_bad_date_is_a_clear_error(client_as):
 def test_audit_page_keyset_pagination_walks_every_event_once(client_as, django_assert_max_num_queries):
     client = client_as("admin")
     AuditEvent.objects.all().delete()
-    _events(120)
+    AuditEventFactory.create_batch(120)
     client.get(reverse("home"))  # the session's first touch is a write of its own
     seen, url, pages = [], reverse("core-list-audit-events"), 0
     while url:
@@ -103,7 +97,7 @@ def test_audit_page_htmx_request_gets_only_the_results(client_as):
 
 
 def test_garbage_cursor_starts_from_the_first_page(client_as):
-    _events(3)
+    AuditEventFactory.create_batch(3, action="thing.do")
     response = client_as("auditor").get(
         reverse("core-list-audit-events"), {"cursor": "!!not-a-cursor", "action": "thing.do"}
     )

@@ -3,7 +3,6 @@ filters as the Django templates."""
 
 import datetime as dt
 import html
-import uuid
 import zoneinfo
 
 import pytest
@@ -11,9 +10,7 @@ from django.template import Context, Template, engines
 from django.urls import reverse
 from django.utils import timezone
 
-from customers.models import VerificationIssue
-from payments.models import PaymentAccount
-from tests.payments.transactions_helpers import mirror_customer, mirror_transaction
+from tests.factories import CustomerFactory, PaymentAccountFactory, TransactionFactory, VerificationIssueFactory
 
 pytestmark = pytest.mark.django_db
 HOSTILE = '<script>alert("x")</script>'
@@ -95,8 +92,8 @@ def test_jinja_include_takes_the_context_and_extra_values():
 
 
 def test_queue_rows_escape_mirrored_text(client_as):
-    customer = mirror_customer(name=HOSTILE, status="UNDER_REVIEW", organization_id=HOSTILE)
-    VerificationIssue.objects.create(customer=customer, code=HOSTILE, message="m")
+    customer = CustomerFactory(name=HOSTILE, status="UNDER_REVIEW", organization_id=HOSTILE)
+    VerificationIssueFactory(customer=customer, code=HOSTILE)
     page = client_as("compliance").get(reverse("customers-list-customers")).content.decode()
     assert HOSTILE not in page
     assert page.count(ESCAPED) == 3  # name, organization (its title; the text is cut), issue code
@@ -104,8 +101,8 @@ def test_queue_rows_escape_mirrored_text(client_as):
 
 @pytest.mark.parametrize(("url", "shown"), [("payments-list-transactions", 2), ("payments-list-stuck-transactions", 4)])
 def test_transaction_rows_escape_mirrored_text(client_as, url, shown):
-    mirror_transaction(
-        customer=mirror_customer(name=HOSTILE),
+    TransactionFactory(
+        customer=CustomerFactory(active=True, name=HOSTILE),
         correlation_id=HOSTILE,
         transaction_id=HOSTILE,
         expires_at=timezone.now() - dt.timedelta(hours=1),
@@ -118,13 +115,7 @@ def test_transaction_rows_escape_mirrored_text(client_as, url, shown):
 
 
 def test_account_rows_escape_mirrored_text(client_as):
-    PaymentAccount.objects.create(
-        account_id=str(uuid.uuid4()),
-        customer_upstream_id=HOSTILE,
-        account_type="EXTERNAL_BANK_ACCOUNT",
-        status="ACTIVE",
-        nickname=HOSTILE,
-    )
+    PaymentAccountFactory(bank=True, customer_upstream_id=HOSTILE, nickname=HOSTILE)
     page = client_as("admin").get(reverse("payments-list-payment-accounts")).content.decode()
     assert HOSTILE not in page
     assert page.count(ESCAPED) == 2  # nickname, customer

@@ -1,41 +1,17 @@
 """This app's URLs in the role matrix (see tests/access.py)."""
 
-import datetime as dt
-import uuid
-
-from django.utils import timezone
-
 from tests.access import READERS, Access
+from tests.factories import CustomerFactory
 
 EDITORS = frozenset({"compliance", "admin"})
 
 
-def make_customer(**fields):
-    from customers.models import Customer
-
-    now = timezone.now()
-    values = {
-        "customer_id": str(uuid.uuid4()),
-        "organization_id": "org-1",
-        "customer_type": "INDIVIDUAL",
-        "status": "NEEDS_ADDITIONAL_INFORMATION",
-        "name": "Ada Lovelace",
-        "email": "ada@example.com",
-        "verification_link": "https://forms.example.com/verify/abc",
-        "status_since": now - dt.timedelta(hours=2),
-        "upstream_updated_at": now - dt.timedelta(hours=2),
-        "synced_at": now,
-        **fields,
-    }
-    return Customer.objects.create(**values)
-
-
 def _customer():
-    return {"customer_id": make_customer().customer_id}
+    return {"customer_id": CustomerFactory().customer_id}
 
 
 def _business():
-    return {"customer_id": make_customer(customer_type="BUSINESS", name="Acme Ltd").customer_id}
+    return {"customer_id": CustomerFactory(business=True).customer_id}
 
 
 def _person_rows():

@@ -13,7 +13,7 @@ from customers.forms.kyc import KycForm
 from customers.models import Customer, CustomerNote, HostedLinkHandout
 from customers.services import customers_upsert
 from paymentsapi import ApiUnavailable, ValidationFailed
-from tests.customers.access import make_customer
+from tests.factories import CustomerFactory
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 pytestmark = pytest.mark.django_db
@@ -107,7 +107,7 @@ def test_refresh_reads_the_api_and_audits(reviewer, nai_customer, upstream):
 
 
 def test_refresh_failure_is_shown_and_audited(reviewer, monkeypatch):
-    customer = make_customer(synced_at=None)
+    customer = CustomerFactory(synced_at=None)
 
     class Down:
         def get_customer(self, **kwargs):
@@ -120,7 +120,7 @@ def test_refresh_failure_is_shown_and_audited(reviewer, monkeypatch):
 
 
 def test_notes_and_handouts_are_recorded(reviewer):
-    customer = make_customer()
+    customer = CustomerFactory()
     reviewer.post(reverse("customers-add-note", args=[customer.customer_id]), {"body": "Asked for the back by phone."})
     response = reviewer.post(reverse("customers-record-handout", args=[customer.customer_id]), {"kind": "opened"})
     assert response["Location"] == customer.verification_link
@@ -139,7 +139,7 @@ def test_notes_and_handouts_are_recorded(reviewer):
 
 
 def test_refill_only_when_needs_additional_information(reviewer):
-    customer = make_customer(status="UNDER_REVIEW")
+    customer = CustomerFactory(status="UNDER_REVIEW")
     response = reviewer.post(reverse("customers-record-handout", args=[customer.customer_id]), {"kind": "refill"})
     assert response["Location"] == reverse("customers-view-customer", args=[customer.customer_id])
     assert not HostedLinkHandout.objects.exists()
@@ -148,7 +148,7 @@ def test_refill_only_when_needs_additional_information(reviewer):
 def test_assign_to_a_colleague_and_release(reviewer, make_staff):
     colleague = make_staff("compliance", username="colleague")
     make_staff("operations", username="not-a-reviewer")
-    customer = make_customer()
+    customer = CustomerFactory()
     url = reverse("customers-assign-customer", args=[customer.customer_id])
     reviewer.post(url, {"assignee": colleague.pk})
     customer.refresh_from_db()
@@ -468,7 +468,7 @@ def test_add_person_without_javascript(reviewer, business):
 
 
 def test_an_unknown_handout_is_a_bad_request_and_records_nothing(reviewer):
-    customer = make_customer()
+    customer = CustomerFactory()
     response = reviewer.post(reverse("customers-record-handout", args=[customer.customer_id]), {"kind": "printed"})
     assert response.status_code == 400
     assert "Unknown hand-out" in response.content.decode()

@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.models import AuditEvent
-from customers.models import Customer, VerificationIssue
-from tests.customers.access import make_customer
+from customers.models import Customer
+from tests.factories import CustomerFactory, VerificationIssueFactory
 
 URL = reverse("customers-list-customers")
 pytestmark = pytest.mark.django_db
@@ -27,14 +27,14 @@ def reviewer(client_as):
 def mix():
     now = timezone.now()
     rows = {
-        "review": make_customer(name="Rita Review", status="UNDER_REVIEW", email="rita@acme.test"),
-        "nai": make_customer(name="Nina Needs", status="NEEDS_ADDITIONAL_INFORMATION", organization_id="org-2"),
-        "rejected": make_customer(name="Rex Rejected", status="REJECTED", customer_type="BUSINESS"),
-        "active": make_customer(name="Alma Active", status="ACTIVE"),
-        "fresh": make_customer(name="Fred Fresh", status="CREATED", status_since=now - dt.timedelta(minutes=5)),
-        "stale": make_customer(name="Stan Stale", status="CREATED", status_since=now - dt.timedelta(days=2)),
+        "review": CustomerFactory(name="Rita Review", status="UNDER_REVIEW", email="rita@acme.test"),
+        "nai": CustomerFactory(name="Nina Needs", status="NEEDS_ADDITIONAL_INFORMATION", organization_id="org-2"),
+        "rejected": CustomerFactory(name="Rex Rejected", status="REJECTED", customer_type="BUSINESS"),
+        "active": CustomerFactory(name="Alma Active", status="ACTIVE"),
+        "fresh": CustomerFactory(name="Fred Fresh", status="CREATED", status_since=now - dt.timedelta(minutes=5)),
+        "stale": CustomerFactory(name="Stan Stale", status="CREATED", status_since=now - dt.timedelta(days=2)),
     }
-    VerificationIssue.objects.create(customer=rows["nai"], code="DOCUMENT_MISSING_BACK", message="back missing")
+    VerificationIssueFactory(customer=rows["nai"], code="DOCUMENT_MISSING_BACK")
     return rows
 
 
@@ -114,7 +114,7 @@ class TestPages:
     def make(self, n):
         base = timezone.now() - dt.timedelta(days=1)
         for i in range(n):
-            make_customer(name=f"P{i:03}", status="UNDER_REVIEW", status_since=base + dt.timedelta(seconds=i))
+            CustomerFactory(name=f"P{i:03}", status="UNDER_REVIEW", status_since=base + dt.timedelta(seconds=i))
 
     def test_exactly_one_page_has_no_next_link(self, reviewer):
         self.make(50)
@@ -139,7 +139,7 @@ class TestPages:
     def test_query_count_is_fixed(self, reviewer, django_assert_max_num_queries):
         self.make(60)
         for customer in Customer.objects.all()[:30]:
-            VerificationIssue.objects.create(customer=customer, code="DOCUMENT_MISSING")
+            VerificationIssueFactory(customer=customer, code="DOCUMENT_MISSING")
         reviewer.get(URL)  # warm-up: the counts are cached for a minute
         with django_assert_max_num_queries(6):
             reviewer.get(URL, {"status": ["UNDER_REVIEW"], "q": "P", "sort": "age"})

@@ -1,15 +1,11 @@
 """This app's URLs in the role matrix (see tests/access.py)."""
 
-import uuid
-
 from tests.access import Access
+from tests.factories import WebhookEventFactory
 
 
 def _inbox_event():
-    from mirror.models import WebhookEvent
-
-    event = WebhookEvent.objects.create(event_id=f"evt-{uuid.uuid4()}", event_type="other.kind", payload={})
-    return {"pk": event.pk}
+    return {"pk": WebhookEventFactory(event_type="other.kind").pk}
 
 
 ACCESS = {

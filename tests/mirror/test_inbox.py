@@ -13,6 +13,7 @@ from mirror import inbox, tasks
 from mirror.models import WebhookEvent
 from mirror.tasks import drain_webhook_inbox, sweep_webhook_inbox
 from paymentsapi.client import PaymentsApiClient
+from tests.factories import WebhookEventFactory
 from tests.mirror.test_webhook_flow import new_customer
 
 ON_POSTGRESQL = connection.vendor == "postgresql"
@@ -20,11 +21,7 @@ ON_POSTGRESQL = connection.vendor == "postgresql"
 
 def events_for(customer_id: str, n: int, *, prefix="evt") -> list[WebhookEvent]:
     return [
-        WebhookEvent.objects.create(
-            event_id=f"{prefix}-{customer_id}-{i}",
-            event_type="customer.update",
-            payload={"data": {"customerId": customer_id}},
-        )
+        WebhookEventFactory(event_id=f"{prefix}-{customer_id}-{i}", event_type="customer.update", record_id=customer_id)
         for i in range(n)
     ]
 
@@ -46,7 +43,7 @@ def test_many_events_of_one_customer_cost_one_read_and_are_all_processed(upstrea
         {"customerType": "INDIVIDUAL", "email": "ada@example.com", "firstName": "Ada", "lastName": "L"},
     )["customerId"]
     events = events_for(grace, 5) + events_for(ada, 3)
-    unknown = WebhookEvent.objects.create(event_id="evt-x", event_type="payout.new", payload={"data": {}})
+    unknown = WebhookEventFactory(event_id="evt-x", event_type="payout.new")
 
     assert drain_webhook_inbox() == len(events) + 1
 
@@ -66,7 +63,7 @@ def test_a_failed_read_backs_off_and_the_sweep_takes_it_again_later(upstream):
     grace = new_customer(upstream)["customerId"]
     ok = events_for(grace, 1)[0]
     gone = events_for("00000000-0000-4000-8000-000000000000", 2)
-    malformed = WebhookEvent.objects.create(event_id="evt-m", event_type="customer.update", payload={"data": {}})
+    malformed = WebhookEventFactory(event_id="evt-m", event_type="customer.update", payload={"data": {}})
 
     drain_webhook_inbox()
 

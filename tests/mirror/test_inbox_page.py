@@ -2,14 +2,11 @@ import pytest
 from django.urls import reverse
 
 from core.models import AuditEvent
-from mirror.models import WebhookEvent
+from tests.factories import WebhookEventFactory
 
 
 def make_events(n, state="processed", kind="customer.update"):
-    return [
-        WebhookEvent.objects.create(event_id=f"evt-{state}-{i}", event_type=kind, payload={}, state=state)
-        for i in range(n)
-    ]
+    return [WebhookEventFactory(event_id=f"evt-{state}-{i}", event_type=kind, state=state) for i in range(n)]
 
 
 def test_inbox_lists_events_by_state(client_as):

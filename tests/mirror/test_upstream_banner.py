@@ -2,16 +2,16 @@
 
 from django.core.cache import cache
 from django.urls import reverse
-from django.utils import timezone
 
 from mirror.models import SyncRun
 from paymentsapi import get_client
+from tests.factories import SyncRunFactory
 
 BANNER = "The Payments API is not answering"
 
 
 def _run(outcome):
-    SyncRun.objects.create(kind="customers", outcome=outcome, finished_at=timezone.now())
+    SyncRunFactory(outcome=outcome)
     cache.clear()
 
 

@@ -13,6 +13,7 @@ from sandbox.models import Customer as SandboxCustomer
 from sandbox.models import Delivery, Event
 from sandbox.services.verification import customer_event_data
 from sandbox.services.webhooks import emit, new_secret
+from tests.factories import WebhookEventFactory
 
 RECEIVER = "http://testserver/webhooks/payments"
 
@@ -76,12 +77,8 @@ def test_events_out_of_order_leave_the_mirror_in_the_apis_current_state(register
     registered.call("PATCH", f"/customers/{cid}", {"kycData": {"legalFirstName": "Grace"}})
     registered.helper(f"customers/{cid}/review", {"outcome": "ACTIVE", "issues": []})
     # Both events arrive, newest first.
-    first = WebhookEvent.objects.create(
-        event_id="evt-new", event_type="customer.update", payload={"data": {"customerId": cid}}
-    )
-    second = WebhookEvent.objects.create(
-        event_id="evt-old", event_type="customer.update", payload={"data": {"customerId": cid}}
-    )
+    first = WebhookEventFactory(event_id="evt-new", event_type="customer.update", record_id=cid)
+    second = WebhookEventFactory(event_id="evt-old", event_type="customer.update", record_id=cid)
     process_webhook_event(first.pk)
     process_webhook_event(second.pk)
     assert Customer.objects.get(customer_id=cid).status == "ACTIVE"

@@ -150,10 +150,10 @@ def test_only_post_is_accepted(client, db):
 
 
 def test_secret_rotation_accepts_a_stored_secret(client, db, settings, no_processing):
-    from mirror.models import WebhookSecret
+    from tests.factories import WebhookSecretFactory
 
     settings.PAYMENTS_WEBHOOK_SECRET = ""
-    WebhookSecret.objects.create(webhook_id="wh_1", url="http://x/webhooks/payments", secret=SECRET)
+    WebhookSecretFactory(secret=SECRET)
     assert post(client, *signed(event())).status_code == 202
 
 

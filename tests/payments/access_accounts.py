@@ -4,49 +4,23 @@ The create/update POSTs send a form the back-office refuses before calling the A
 customer), so the matrix needs no upstream: allowed roles get the form back (200).
 """
 
-import uuid
-
 from tests.access import ALL, Access
+from tests.factories import AutomationRuleFactory, PaymentAccountFactory
 
 ADMIN = frozenset({"admin"})
 
 
 def _account():
-    from payments.models import PaymentAccount
-
-    account = PaymentAccount.objects.create(
-        account_id=str(uuid.uuid4()),
-        customer_upstream_id=str(uuid.uuid4()),
-        account_type="EXTERNAL_CRYPTO_WALLET",
-        status="ACTIVE",
-        details={"currency": {"label": "USDC"}, "address": {"address": "0x" + "ab" * 20, "chain": "BASE"}},
-    )
-    return {"pk": account.pk}
+    return {"pk": PaymentAccountFactory().pk}
 
 
 def _pending_account():
     """No upstream id: the balance fragment answers without calling the API."""
-    from payments.models import PaymentAccount
-
-    account = PaymentAccount.objects.create(
-        form_link=f"http://testserver/sandbox/forms/bank-accounts/{uuid.uuid4().hex}",
-        customer_upstream_id=str(uuid.uuid4()),
-        account_type="EXTERNAL_BANK_ACCOUNT",
-        status="PENDING",
-    )
-    return {"pk": account.pk}
+    return {"pk": PaymentAccountFactory(pending=True).pk}
 
 
 def _rule():
-    from payments.models import AutomationRule
-
-    rule = AutomationRule.objects.create(
-        rule_id=str(uuid.uuid4()),
-        customer_upstream_id=str(uuid.uuid4()),
-        name="Sweep",
-        trigger={"cronSchedule": "0 9 * * *"},
-    )
-    return {"pk": rule.pk}
+    return {"pk": AutomationRuleFactory().pk}
 
 
 ACCESS = {

@@ -6,31 +6,31 @@ transaction is neither refreshed nor cancelled upstream, and a bulk cancel of a 
 reports the refusal row by row."""
 
 from tests.access import READERS, Access
-from tests.payments.transactions_helpers import mirror_quote, mirror_transaction
+from tests.factories import QuoteFactory, TransactionFactory
 
 MOVERS = frozenset({"operations", "admin"})
 
 
 def _quote():
-    return {"quote_id": mirror_quote().quote_id}
+    return {"quote_id": QuoteFactory().quote_id}
 
 
 def _executed_quote():
-    quote = mirror_quote()
-    mirror_transaction(quote_id=quote.quote_id, customer=quote.customer)
+    quote = QuoteFactory()
+    TransactionFactory(quote_id=quote.quote_id, customer=quote.customer)
     return {"quote_id": quote.quote_id}
 
 
 def _transaction():
-    return {"transaction_id": mirror_transaction().transaction_id}
+    return {"transaction_id": TransactionFactory().transaction_id}
 
 
 def _final_transaction():
-    return {"transaction_id": mirror_transaction(status="COMPLETED").transaction_id}
+    return {"transaction_id": TransactionFactory(status="COMPLETED").transaction_id}
 
 
 def _bulk():
-    return {"transactions": [mirror_transaction(status="COMPLETED").transaction_id], "reason": "stale"}
+    return {"transactions": [TransactionFactory(status="COMPLETED").transaction_id], "reason": "stale"}
 
 
 ACCESS = {

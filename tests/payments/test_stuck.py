@@ -8,7 +8,8 @@ from django.utils import timezone
 
 from core.models import AuditEvent
 from payments.models import Quote, Transaction
-from tests.payments.transactions_helpers import mirror_transaction, quote_post_data, sandbox_customer
+from tests.factories import TransactionFactory
+from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 
 @pytest.fixture(autouse=True)
@@ -24,13 +25,13 @@ def _ids(response):
 
 def test_each_rule_selects_what_it_says(client_as, django_assert_max_num_queries):
     now = timezone.now()
-    late = mirror_transaction(status="AWAITING_TRANSFER", expires_at=now - dt.timedelta(minutes=1))
-    mirror_transaction(status="AWAITING_TRANSFER", expires_at=now + dt.timedelta(minutes=10))
-    slow = mirror_transaction(status="PROCESSING", status_since=now - dt.timedelta(hours=5))
-    mirror_transaction(status="PROCESSING", status_since=now - dt.timedelta(hours=3))
-    idle = mirror_transaction(status="CREATED", status_since=now - dt.timedelta(minutes=31))
-    mirror_transaction(status="CREATED", status_since=now - dt.timedelta(minutes=5))
-    mirror_transaction(status="COMPLETED", status_since=now - dt.timedelta(days=3))
+    late = TransactionFactory(status="AWAITING_TRANSFER", expires_at=now - dt.timedelta(minutes=1))
+    TransactionFactory(status="AWAITING_TRANSFER", expires_at=now + dt.timedelta(minutes=10))
+    slow = TransactionFactory(status="PROCESSING", status_since=now - dt.timedelta(hours=5))
+    TransactionFactory(status="PROCESSING", status_since=now - dt.timedelta(hours=3))
+    idle = TransactionFactory(status="CREATED", status_since=now - dt.timedelta(minutes=31))
+    TransactionFactory(status="CREATED", status_since=now - dt.timedelta(minutes=5))
+    TransactionFactory(status="COMPLETED", status_since=now - dt.timedelta(days=3))
     client = client_as("auditor")
     url = reverse("payments-list-stuck-transactions")
     client.get(url)
@@ -45,7 +46,7 @@ def test_each_rule_selects_what_it_says(client_as, django_assert_max_num_queries
 
 
 def test_processing_rule_offers_no_cancel(client_as):
-    mirror_transaction(status="PROCESSING", status_since=timezone.now() - dt.timedelta(hours=9))
+    TransactionFactory(status="PROCESSING", status_since=timezone.now() - dt.timedelta(hours=9))
     html = (
         client_as("operations")
         .get(reverse("payments-list-stuck-transactions"), {"rule": "processing-long"})
@@ -63,7 +64,7 @@ def test_bulk_cancel_reports_each_row(upstream, client_as):
         client.post(reverse("payments-execute-quote", args=[quote.quote_id]), {})
     open_one, moved_on = Transaction.objects.order_by("id")
     upstream.helper(f"transactions/{moved_on.transaction_id}/advance", {"to": "PROCESSING"})
-    final = mirror_transaction(status="COMPLETED")
+    final = TransactionFactory(status="COMPLETED")
     html = client.post(
         reverse("payments-bulk-cancel-transactions"),
         {"transactions": [open_one.transaction_id, moved_on.transaction_id, final.transaction_id], "reason": "stuck"},

@@ -12,12 +12,8 @@ from django.utils import timezone
 from core.models import AuditEvent
 from payments.models import Quote, Transaction
 from paymentsapi import ApiUnavailable
-from tests.payments.transactions_helpers import (
-    mirror_customer,
-    mirror_transaction,
-    quote_post_data,
-    sandbox_customer,
-)
+from tests.factories import CustomerFactory, TransactionFactory
+from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 
 @pytest.fixture(autouse=True)
@@ -107,7 +103,7 @@ def test_cancel_refused_by_the_api_shows_its_message_and_takes_the_apis_state(ex
 
 
 def test_cancel_of_a_final_transaction_is_refused_without_calling_the_api(client_as):
-    tx = mirror_transaction(status="COMPLETED")
+    tx = TransactionFactory(status="COMPLETED")
     with mock.patch("paymentsapi.client.PaymentsApiClient.cancel_transaction") as cancel:
         response = client_as("admin").post(
             reverse("payments-cancel-transaction", args=[tx.transaction_id]), {"reason": "x"}, follow=True
@@ -129,7 +125,7 @@ def test_refresh_when_the_api_is_down_keeps_the_mirror(executed):
 
 @pytest.mark.parametrize("role", ["compliance", "auditor"])
 def test_readers_see_no_actions(client_as, role):
-    tx = mirror_transaction()
+    tx = TransactionFactory()
     html = client_as(role).get(reverse("payments-show-transaction", args=[tx.transaction_id])).content.decode()
     assert tx.transaction_id in html
     assert "Cancel transaction…" not in html and ">Refresh<" not in html
@@ -140,12 +136,12 @@ def test_readers_see_no_actions(client_as, role):
 
 @pytest.fixture
 def many(db):
-    ada, bob = mirror_customer(name="Ada"), mirror_customer(name="Bob")
+    ada, bob = CustomerFactory(active=True, name="Ada"), CustomerFactory(active=True, name="Bob")
     start = timezone.now() - dt.timedelta(days=10)
     rows = []
     for i in range(60):
         rows.append(
-            mirror_transaction(
+            TransactionFactory(
                 customer=ada if i % 2 else bob,
                 status="COMPLETED" if i % 3 else "AWAITING_TRANSFER",
                 correlation_id=f"order-{i}",
@@ -203,6 +199,6 @@ def test_export_streams_the_filtered_list(client_as, many):
 
 
 def test_export_neutralises_formulas(client_as):
-    mirror_transaction(correlation_id="=HYPERLINK(1)")
+    TransactionFactory(correlation_id="=HYPERLINK(1)")
     body = b"".join(client_as("auditor").get(reverse("payments-export-transactions")).streaming_content).decode()
     assert "'=HYPERLINK(1)" in body

@@ -1,11 +1,6 @@
-"""Set-up shared by the transactions workspace's tests: mirror rows, and a real sandbox
-customer with accounts brought into the mirror the way production does (a sync)."""
-
-import datetime as dt
-import uuid
-from decimal import Decimal
-
-from django.utils import timezone
+"""Set-up shared by the transactions workspace's tests: a real sandbox customer with accounts
+brought into the mirror the way production does (a sync), and the quote builder's POST.
+(Mirror rows a test sets up directly come from tests/factories.py.)"""
 
 KYC = {
     "legalFirstName": "Ada",
@@ -77,72 +72,3 @@ def quote_post_data(setup: dict, **overrides) -> dict:
         "correlation_id": "",
     }
     return {**data, **overrides}
-
-
-def mirror_customer(**fields):
-    from customers.models import Customer
-
-    values = {
-        "customer_id": str(uuid.uuid4()),
-        "organization_id": str(uuid.uuid4()),
-        "customer_type": "INDIVIDUAL",
-        "status": "ACTIVE",
-        "name": "Grace Hopper",
-        "email": "grace@example.com",
-        "status_since": timezone.now(),
-    }
-    return Customer.objects.create(**{**values, **fields})
-
-
-def mirror_transaction(*, status: str = "AWAITING_TRANSFER", customer=None, **fields):
-    from payments.models import Transaction
-
-    now = timezone.now()
-    values = {
-        "transaction_id": str(uuid.uuid4()),
-        "quote_id": str(uuid.uuid4()),
-        "customer": customer,
-        "customer_upstream_id": customer.customer_id if customer else str(uuid.uuid4()),
-        "status": status,
-        "status_since": now,
-        "source_payment_method": "ACH",
-        "source_currency": "USD",
-        "source_amount": Decimal("100.00"),
-        "destination_payment_method": "BASE",
-        "destination_currency": "USDC",
-        "destination_amount": Decimal("99.65"),
-        "exchange_rate": Decimal("1"),
-        "created_upstream_at": now,
-        "expires_at": now + dt.timedelta(minutes=30) if status == "AWAITING_TRANSFER" else None,
-    }
-    return Transaction.objects.create(**{**values, **fields})
-
-
-def mirror_quote(*, customer=None, **fields):
-    from payments.models import Quote
-
-    customer = customer or mirror_customer()
-    values = {
-        "quote_id": str(uuid.uuid4()),
-        "idempotency_key": uuid.uuid4(),
-        "customer": customer,
-        "request": {
-            "customerId": customer.customer_id,
-            "source": {
-                "sourceCurrency": "USD",
-                "sourcePaymentMethod": "ACH",
-                "sourceAmount": "100.00",
-                "sourcePaymentAccountId": "acc-src",
-            },
-            "destination": {
-                "destinationPaymentAccountId": "acc-dst",
-                "destinationPaymentMethod": "BASE",
-                "destinationCurrency": "USDC",
-            },
-        },
-        "source_amount": Decimal("100.00"),
-        "exchange_rate": Decimal("1"),
-        "destination_amount": Decimal("99.65"),
-        "expires_at": timezone.now() + dt.timedelta(minutes=5),
-    }
-    return Quote.objects.create(**{**values, **fields})

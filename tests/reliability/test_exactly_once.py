@@ -20,6 +20,7 @@ from mirror import sync as sync_module
 from mirror.models import SyncRun, WebhookEvent
 from mirror.sync import INTERRUPTED, refresh_open_transactions, sync_customers
 from mirror.tasks import drain_webhook_inbox, process_webhook_event, sweep_webhook_inbox
+from tests.factories import WebhookEventFactory
 from tests.reliability.world import World
 
 pytestmark = pytest.mark.django_db
@@ -114,9 +115,8 @@ def test_duplicate_and_reordered_transaction_events_change_nothing_twice(world):
     tx, sandbox = world.transaction, world.sandbox
     sandbox.helper(f"transactions/{tx.transaction_id}/advance", {"to": "PROCESSING"})
     sandbox.helper(f"transactions/{tx.transaction_id}/advance", {"to": "COMPLETED"})
-    payload = {"data": {"transactionId": tx.transaction_id}}
-    newer = WebhookEvent.objects.create(event_id="evt-2", event_type="transaction.update", payload=payload)
-    older = WebhookEvent.objects.create(event_id="evt-1", event_type="transaction.update", payload=payload)
+    newer = WebhookEventFactory(event_id="evt-2", event_type="transaction.update", record_id=tx.transaction_id)
+    older = WebhookEventFactory(event_id="evt-1", event_type="transaction.update", record_id=tx.transaction_id)
     # Newest first, then the old one, then both again (a redelivery, a replay).
     for event in (newer, older, newer, older):
         process_webhook_event(event.pk)

@@ -7,9 +7,8 @@ import datetime as dt
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
-from django.utils import timezone
 
-from mirror.models import SyncRun
+from tests.factories import SyncRunFactory
 from tests.matrix import MATRIX
 from tests.payments.access_accounts import _account
 
@@ -21,7 +20,7 @@ LAST_GOOD_SYNC = dt.datetime(2025, 11, 20, 9, 30, tzinfo=dt.UTC)
 
 
 def _synced_once():
-    SyncRun.objects.create(kind="customers", outcome=SyncRun.Outcome.SUCCEEDED, finished_at=LAST_GOOD_SYNC)
+    SyncRunFactory(finished_at=LAST_GOOD_SYNC)
     cache.clear()
 
 
@@ -30,7 +29,7 @@ def _open_circuit(faulty):
 
 
 def _failed_sync(faulty):
-    SyncRun.objects.create(kind="customers", outcome=SyncRun.Outcome.FAILED, finished_at=timezone.now(), error="down")
+    SyncRunFactory(failed=True)
     cache.clear()
 
 

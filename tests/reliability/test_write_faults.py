@@ -20,6 +20,7 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from mirror.models import WebhookEvent
+from tests.factories import WebhookEventFactory
 from tests.matrix import MATRIX
 from tests.payments.transactions_helpers import quote_post_data
 from tests.reliability.conftest import FAULT_MODES, RETRY_AFTER
@@ -144,10 +145,10 @@ def _bulk_cancel(world):
 
 
 def _replay_event(world):
-    event = WebhookEvent.objects.create(
+    event = WebhookEventFactory(
         event_id="evt-replayed",
         event_type="customer.update",
-        payload={"data": {"customerId": world.individual.customer_id}},
+        record_id=world.individual.customer_id,
         state=WebhookEvent.State.PROCESSED,
     )
     return reverse("mirror-replay-inbox-event", args=[event.pk]), {}

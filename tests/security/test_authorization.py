@@ -16,7 +16,8 @@ from payments.models import AutomationRule, PaymentAccount, Quote
 from paymentsapi import PaymentsApiClient
 from paymentsapi.client import override_client
 from tests.conftest import ROLES
-from tests.payments.transactions_helpers import mirror_transaction, sandbox_customer
+from tests.factories import TransactionFactory
+from tests.payments.transactions_helpers import sandbox_customer
 from tests.security.common import GETS, MATRIX, POSTS, allowed_role, mirror_fingerprint, url_of
 
 pytestmark = pytest.mark.django_db
@@ -183,7 +184,7 @@ def test_a_payment_account_for_an_unknown_customer_is_refused(client_as, sent):
 
 
 def test_bulk_cancel_refuses_unknown_transaction_ids(client_as, sent):
-    known = mirror_transaction()
+    known = TransactionFactory()
     response = client_as("operations").post(
         reverse("payments-bulk-cancel-transactions"),
         {"transactions": [known.transaction_id, "tx-of-someone-else"], "reason": "stale"},
@@ -196,9 +197,9 @@ def test_bulk_cancel_refuses_unknown_transaction_ids(client_as, sent):
 
 
 def test_a_case_is_assigned_only_to_colleagues_who_work_on_customers(client_as, make_staff):
-    from tests.customers.access import make_customer
+    from tests.factories import CustomerFactory
 
-    customer = make_customer()
+    customer = CustomerFactory()
     operator = make_staff("operations", username="an-operator")
     client = client_as("compliance")
     for assignee in (operator.pk, 999_999, "x"):

@@ -92,9 +92,9 @@ def test_error_pages_and_login_have_the_same_headers(client, client_as):
 
 def test_form_pages_with_errors_keep_the_csp(client_as):
     """A form that comes back with errors (and kept documents) has no inline script either."""
-    from tests.customers.access import make_customer
+    from tests.factories import CustomerFactory
 
-    customer = make_customer()
+    customer = CustomerFactory()
     response = client_as("compliance").post(
         reverse("customers-edit-kyc", args=[customer.customer_id]),
         {"phone_number": "0123", "legal_first_name": '"><script>alert(1)</script>'},

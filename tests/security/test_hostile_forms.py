@@ -341,9 +341,9 @@ def test_errors_name_the_field_and_keep_markup_escaped(client_as, upstream):
 
 
 def test_kyb_management_form_tampering_is_a_clear_error(client_as):
-    from tests.customers.access import make_customer
+    from tests.factories import CustomerFactory
 
-    customer = make_customer(customer_type="BUSINESS", name="Acme Ltd")
+    customer = CustomerFactory(business=True)
     url = reverse("customers-edit-kyb", args=[customer.customer_id])
     client = client_as("compliance")
     cases = [("abc", "persons"), (LONG, "documents"), ("99999999", "")]
@@ -362,10 +362,10 @@ def test_kyb_management_form_tampering_is_a_clear_error(client_as):
     [("customers-edit-kyc", "front_image"), ("customers-edit-kyb", "documents-0-document_image")],
 )
 def test_a_100_mb_upload_is_a_clear_field_error(client_as, name, file_field):
-    from tests.customers.access import make_customer
+    from tests.factories import CustomerFactory
 
     kind = "INDIVIDUAL" if name.endswith("kyc") else "BUSINESS"
-    customer = make_customer(customer_type=kind)
+    customer = CustomerFactory(customer_type=kind)
     fields = (
         {"legal_first_name": "Ada"} if kind == "INDIVIDUAL" else {**_kyb_management(0, 1), "documents-0-type": "other"}
     )
@@ -381,10 +381,10 @@ def test_a_100_mb_upload_is_a_clear_field_error(client_as, name, file_field):
 
 
 def test_a_100_mb_form_body_is_refused_with_a_message(client_as):
-    from tests.customers.access import make_customer
+    from tests.factories import CustomerFactory
     from tests.security.common import StreamedBody
 
-    customer = make_customer()
+    customer = CustomerFactory()
     client = client_as("compliance")
     body = StreamedBody(b"body=", HUNDRED_MB_PLUS_ONE, b"")
     before = mirror_fingerprint()
@@ -401,10 +401,10 @@ def test_a_100_mb_form_body_is_refused_with_a_message(client_as):
 
 def test_a_traversal_file_name_is_never_used_as_a_path(client_as, tmp_path, settings):
     """The upload's name is not a path anywhere: nothing is written under MEDIA_ROOT."""
-    from tests.customers.access import make_customer
+    from tests.factories import CustomerFactory
 
     settings.MEDIA_ROOT = str(tmp_path)
-    customer = make_customer(status="NEEDS_ADDITIONAL_INFORMATION")
+    customer = CustomerFactory(status="NEEDS_ADDITIONAL_INFORMATION")
     client = client_as("compliance")
     upload = SimpleUploadedFile("../../../../tmp/evil.png", PNG, content_type="image/png")
     response = client.post(

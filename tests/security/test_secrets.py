@@ -109,14 +109,13 @@ def test_no_page_log_or_audit_event_shows_a_secret(client_as, secrets, all_logs)
         content = b"".join(response.streaming_content) if response.streaming else response.content
         pages[name] = content.decode()
     # The writes that call the API, each failing one way or another.
-    from tests.customers.access import make_customer
-    from tests.payments.transactions_helpers import mirror_transaction
+    from tests.factories import CustomerFactory, TransactionFactory
 
     for _ in range(5):
-        customer = make_customer(synced_at=None)
+        customer = CustomerFactory(synced_at=None)
         response = client.post(reverse("customers-refresh-customer", args=[customer.customer_id]), follow=True)
         pages[f"refresh {customer.customer_id}"] = response.content.decode()
-        tx = mirror_transaction()
+        tx = TransactionFactory()
         response = client.post(reverse("payments-refresh-transaction", args=[tx.transaction_id]), follow=True)
         pages[f"refresh {tx.transaction_id}"] = response.content.decode()
         body = {"customer_type": "INDIVIDUAL", "email": "a@example.com", "first_name": "A", "last_name": "B"}
