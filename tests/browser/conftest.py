@@ -1,8 +1,14 @@
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-results" / "screenshots"
+# The README's pictures: retaken into docs/screenshots/ only when asked (UPDATE_SCREENSHOTS=1),
+# so that a test run leaves the checkout as it was.
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+UPDATE_DOCS = os.environ.get("UPDATE_SCREENSHOTS") == "1"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -21,12 +27,17 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture
 def screenshot(page, request):
-    """screenshot("step") saves the page as test-results/screenshots/<test>-<step>.png."""
+    """screenshot("step") saves the page as test-results/screenshots/<test>-<step>.png;
+    screenshot("step", docs="name.png") also makes it the README's docs/screenshots/name.png
+    when UPDATE_SCREENSHOTS=1."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
-    def take(step: str) -> Path:
+    def take(step: str, *, docs: str | None = None) -> Path:
         path = ARTIFACTS / f"{request.node.name}-{step}.png"
         page.screenshot(path=str(path), full_page=True)
+        if docs and UPDATE_DOCS:
+            DOCS.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, DOCS / docs)
         return path
 
     return take

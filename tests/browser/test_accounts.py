@@ -4,9 +4,6 @@ The live server mounts the sandbox; the back-office reaches it over real HTTP, a
 production. The main pages are also copied into docs/screenshots/.
 """
 
-import shutil
-from pathlib import Path
-
 import httpx
 import pytest
 from playwright.sync_api import expect
@@ -17,8 +14,6 @@ from tests.browser.nav import follow
 from tests.payments.account_fixtures import EVM_ADDRESS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 @pytest.fixture
@@ -87,7 +82,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     expect(balances.get_by_role("cell", name="12.500000", exact=True)).to_be_visible()
     expect(balances.get_by_role("cell", name="12.50", exact=True)).to_be_visible()
     expect(page.get_by_role("button", name="Copy address")).to_be_visible()
-    _keep(screenshot("payment-account"), "payment-account.png")
+    screenshot("payment-account", docs="payment-account.png")
 
     page.set_viewport_size({"width": 390, "height": 844})
     expect(balances.get_by_role("cell", name="12.500000", exact=True)).to_be_visible()
@@ -96,7 +91,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
 
     follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Payment accounts"))
     expect(page.get_by_role("link", name="Ada's Base wallet")).to_be_visible()
-    _keep(screenshot("payment-accounts"), "payment-accounts.png")
+    screenshot("payment-accounts", docs="payment-accounts.png")
 
     follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Exchange rates"))
     page.get_by_label("From (rail or chain)").select_option("ACH")
@@ -106,7 +101,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     page.get_by_role("button", name="Get the rate").click()
     expect(page.get_by_role("heading", name="USD (ACH) → EURC (BASE)")).to_be_visible()
     expect(page).to_have_url(f"{live_server.url}/payments/exchange-rates/?" + _rate_query())
-    _keep(screenshot("exchange-rates"), "exchange-rates.png")
+    screenshot("exchange-rates", docs="exchange-rates.png")
 
     follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Automation rules"))
     follow(page, page.get_by_role("link", name="New rule"))
@@ -141,7 +136,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     page.get_by_role("button", name="Create rule").click()
     expect(page.get_by_text("Rule “Weekday sweep” created: At 09:00 AM, Monday through Friday (UTC).")).to_be_visible()
     expect(page.get_by_role("cell", name="At 09:00 AM, Monday through Friday (UTC)")).to_be_visible()
-    _keep(screenshot("automation-rules"), "automation-rules.png")
+    screenshot("automation-rules", docs="automation-rules.png")
 
 
 def _rate_query() -> str:
@@ -149,8 +144,3 @@ def _rate_query() -> str:
         "source_payment_method=ACH&source_currency=&source_amount=250.00"
         "&destination_payment_method=BASE&destination_currency=EURC"
     )
-
-
-def _keep(path: Path, name: str) -> None:
-    DOCS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, DOCS / name)

@@ -3,9 +3,7 @@ mounted sandbox over real HTTP (webhooks included)."""
 
 import base64
 import re
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -15,7 +13,6 @@ from tests.browser.nav import follow
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # A real 1x1 PNG, so that the preview shows an image.
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -44,12 +41,6 @@ def images(tmp_path):
         paths[name] = tmp_path / f"{name}.png"
         paths[name].write_bytes(PNG)
     return paths
-
-
-def keep(path: Path, name: str) -> None:
-    """Copy a step's screenshot to docs/screenshots/ for the README."""
-    DOCS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(path, DOCS / name)
 
 
 def log_in(page, live_server, username):
@@ -110,11 +101,11 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
     expect(page).to_have_url(re.compile(r"/customers/\?view=all&.*status=NEEDS_ADDITIONAL_INFORMATION"))
     expect(page.locator("#results")).not_to_contain_text("Acme Ltd")
     expect(page.locator("#results")).to_contain_text("DOCUMENT_MISSING_BACK")
-    keep(screenshot("queue"), "review-queue.png")
+    screenshot("queue", docs="review-queue.png")
 
     follow(page, page.get_by_role("link", name="Ada Lovelace"))
     expect(page.get_by_text("The back of the identity document is missing.")).to_be_visible()
-    keep(screenshot("customer"), "customer-page.png")
+    screenshot("customer", docs="customer-page.png")
 
     follow(page, page.get_by_role("link", name="Edit KYC"))
     page.get_by_label("Document type").select_option("GOVERNMENT_ID")
@@ -123,7 +114,7 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
     page.get_by_label("Back of the ID").set_input_files(images["back"])
     page.get_by_label("Proof of address").set_input_files(images["bill"])
     expect(page.locator("img.preview:visible")).to_have_count(3)
-    keep(screenshot("kyc-form"), "kyc-form.png")
+    screenshot("kyc-form", docs="kyc-form.png")
     page.get_by_role("button", name="Send KYC update").click()
 
     expect(page.locator("#customer-status")).to_have_text("Under review")
@@ -177,7 +168,7 @@ def test_kyb_update_adds_an_associated_person(page, live_server, make_staff, scr
     second.get_by_label("Country", exact=True).select_option("GB")
     page.locator("#documents-0").get_by_label("Document type").select_option("ARTICLES_OF_INCORPORATION")
     page.locator("#documents-0").get_by_label("File").set_input_files(images["front"])
-    keep(screenshot("kyb-form"), "kyb-form.png")
+    screenshot("kyb-form", docs="kyb-form.png")
     page.get_by_role("button", name="Send KYB update").click()
 
     expect(page.locator("#customer-status")).to_have_text("Under review")
@@ -210,7 +201,7 @@ def test_queue_on_a_phone(page, live_server, make_staff, screenshot, api, settin
     expect(page.locator("#results")).to_contain_text("Ada Lovelace")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
-    keep(screenshot("phone"), "review-queue-phone.png")
+    screenshot("phone", docs="review-queue-phone.png")
 
 
 def test_create_an_individual_with_kyc_and_two_documents(page, live_server, make_staff, screenshot, api, images):

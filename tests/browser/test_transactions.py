@@ -74,7 +74,7 @@ def test_operations_quotes_executes_and_follows_an_onramp_to_completed(
 ):
     log_in(page, live_server, make_staff)
     build_quote(page, live_server, customer)
-    screenshot("quote-builder")
+    screenshot("quote-builder", docs="quote-builder.png")
     page.get_by_role("button", name="Create quote").click()
     expect(page.get_by_role("heading", name="Quote")).to_be_visible()
     expect(page.locator("time[data-countdown]")).to_contain_text("left")
@@ -89,7 +89,7 @@ def test_operations_quotes_executes_and_follows_an_onramp_to_completed(
     expect(instructions.get_by_text("Account number")).to_be_visible()
     expect(instructions.get_by_text("IBAN")).to_have_count(0)
     expect(page.locator("time[data-countdown]")).to_contain_text("left")
-    screenshot("transaction")
+    screenshot("transaction", docs="transaction.png")
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot("transaction-390")
     page.set_viewport_size({"width": 1280, "height": 800})
@@ -105,7 +105,7 @@ def test_operations_quotes_executes_and_follows_an_onramp_to_completed(
 
     page.goto(f"{live_server.url}/payments/transactions/")
     expect(page.get_by_role("link", name=tx.transaction_id[:12])).to_be_visible()
-    screenshot("transactions")
+    screenshot("transactions", docs="transactions.png")
 
 
 def test_double_click_on_execute_makes_one_transaction(page, live_server, make_staff, sandbox, customer):
@@ -136,7 +136,7 @@ def test_a_stuck_transaction_is_cancelled_through_the_dialog(
     row = page.get_by_role("row").filter(has_text=tx.transaction_id[:12])
     expect(row).to_contain_text("Awaiting transfer")
     row.get_by_role("checkbox").check()
-    screenshot("stuck")
+    screenshot("stuck", docs="stuck.png")
     page.get_by_role("button", name="Cancel selected…").click()
     dialog = page.get_by_role("dialog")
     expect(dialog).to_be_visible()
