@@ -14,7 +14,6 @@ from django.test import Client
 from django.urls import reverse
 
 from payments.models import Quote, Transaction
-from paymentsapi.client import PaymentsApiClient
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 ON_POSTGRESQL = connection.vendor == "postgresql"
@@ -35,17 +34,17 @@ def _quote(upstream, user) -> Quote:
 
 @pytest.mark.skipif(not ON_POSTGRESQL, reason="threads need PostgreSQL; see the SQLite test below")
 @pytest.mark.django_db(transaction=True)
-def test_two_simultaneous_executes_make_one_transaction_on_postgresql(upstream, make_staff, monkeypatch):
+def test_two_simultaneous_executes_make_one_transaction_on_postgresql(upstream, faulty_upstream, make_staff):
     alice, bob = make_staff("operations", "alice"), make_staff("admin", "bob")
     quote = _quote(upstream, alice)
     barrier = threading.Barrier(2, timeout=10)
-    original = PaymentsApiClient.create_transaction
 
-    def at_once(self, **kwargs):
-        barrier.wait()
-        return original(self, **kwargs)
+    def at_once(request):
+        if (request.method, request.url.path) == ("POST", "/sandbox/transactions"):
+            barrier.wait()
+        return faulty_upstream.to_sandbox(request)
 
-    monkeypatch.setattr(PaymentsApiClient, "create_transaction", at_once)
+    faulty_upstream.answer(at_once)
     answers, errors = [], []
 
     def execute(user):
