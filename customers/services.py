@@ -7,7 +7,8 @@ from core.audit import audit_record
 from core.mirrored import Source
 from core.models import AuditEvent
 from core.upsert import UpsertCounts, is_stale
-from paymentsapi import PaymentsApiError, get_client
+from core.upstream import get_client
+from paymentsapi import PaymentsApiError
 from paymentsapi import types as api
 
 from .models import (
@@ -188,7 +189,7 @@ def _failed(*, actor, action: str, customer_id: str, exc: PaymentsApiError, deta
 def _update(*, actor, customer: Customer, action: str, sections: set[str], **data) -> Customer:
     details = {"sections": sorted(sections)}
     try:
-        answer = get_client().update_customer(customer_id=customer.customer_id, **data)
+        answer = get_client().customers.update(customer_id=customer.customer_id, **data)
     except PaymentsApiError as exc:
         _failed(actor=actor, action=action, customer_id=customer.customer_id, exc=exc, details=details)
         raise
@@ -224,7 +225,7 @@ def customer_update_kyb(*, actor, customer: Customer, kyb_data: dict, sections: 
 
 def customer_refresh(*, actor, customer: Customer) -> Customer:
     try:
-        answer = get_client().get_customer(customer_id=customer.customer_id, include_payment_methods=True)
+        answer = get_client().customers.get(customer_id=customer.customer_id, include_payment_methods=True)
     except PaymentsApiError as exc:
         _failed(actor=actor, action="customer.refresh", customer_id=customer.customer_id, exc=exc)
         raise
@@ -250,7 +251,7 @@ def customer_create(
     UNDER_REVIEW). The audit names the sections sent, never their values."""
     details = {"type": customer_type, "sections": sorted(sections)}
     try:
-        answer = get_client().create_customer(
+        answer = get_client().customers.create(
             customer_type=customer_type,
             email=email,
             first_name=first_name or None,

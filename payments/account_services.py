@@ -10,7 +10,8 @@ from django.db import transaction
 
 from core.audit import audit_record
 from core.models import AuditEvent
-from paymentsapi import PaymentsApiError, get_client
+from core.upstream import get_client
+from paymentsapi import PaymentsApiError
 from paymentsapi import types as api
 
 from .models import AutomationRule, PaymentAccount
@@ -51,7 +52,7 @@ def payment_account_create(
     mirrored under that link until the form completes.
     """
     try:
-        item = get_client().create_payment_account(
+        item = get_client().payment_accounts.create(
             customer_id=customer_id,
             payment_account_type=account_type,
             nickname=nickname or None,
@@ -101,10 +102,10 @@ def payment_account_refresh(*, actor, account: PaymentAccount) -> tuple[PaymentA
     client = get_client()
     try:
         if account.account_id:
-            item = client.get_payment_account(payment_account_id=account.account_id)
+            item = client.payment_accounts.get(payment_account_id=account.account_id)
         else:
             # A pending account has no id to read: find it (or what it became) in its customer's list.
-            items = list(client.iter_payment_accounts(customer_id=account.customer_upstream_id))
+            items = list(client.payment_accounts.iter(customer_id=account.customer_upstream_id))
             item = next((i for i in items if i.bank_account_form_link == account.form_link), None)
             if item is None:
                 item = _completed_form_account(account, items)
@@ -142,7 +143,7 @@ def payment_account_refresh(*, actor, account: PaymentAccount) -> tuple[PaymentA
 
 def automation_rule_create(*, actor, name: str, customer_id: str, template: dict, trigger: dict) -> AutomationRule:
     try:
-        item = get_client().create_automation_rule(
+        item = get_client().automation_rules.create(
             name=name, customer_id=customer_id, transaction_template=template, trigger=trigger
         )
     except PaymentsApiError as error:
@@ -165,7 +166,7 @@ def automation_rule_create(*, actor, name: str, customer_id: str, template: dict
 def automation_rule_update(*, actor, rule: AutomationRule, name: str, template: dict, trigger: dict) -> AutomationRule:
     """PUT the whole rule (name, template, trigger); its customer cannot change."""
     try:
-        item = get_client().update_automation_rule(
+        item = get_client().automation_rules.update(
             rule_id=rule.rule_id,
             name=name,
             customer_id=rule.customer_upstream_id,

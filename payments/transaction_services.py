@@ -13,6 +13,7 @@ from django.db import transaction
 from core.audit import audit_record
 from core.mirrored import Source
 from core.models import AuditEvent
+from core.upstream import get_client
 from customers.models import Customer
 from paymentsapi import (
     BadRequest,
@@ -21,7 +22,6 @@ from paymentsapi import (
     ServerError,
     TransportError,
     UnexpectedResponse,
-    get_client,
 )
 from paymentsapi import types as api
 
@@ -59,7 +59,7 @@ def exchange_rate_preview(
     return (
         get_client()
         .with_options(timeout=PREVIEW_TIMEOUT, max_retries=0)
-        .get_exchange_rate(
+        .exchange_rates.get(
             source_currency=source_currency,
             source_payment_method=source_method,
             destination_payment_method=destination_method,
@@ -72,7 +72,7 @@ def exchange_rate_preview(
 def quote_create(*, actor, customer: Customer, body: dict, correlation_id: str = "") -> Quote:
     """POST /quotes, then the Quote row with its own idempotency key for the execute to come."""
     try:
-        answer = get_client().create_quote(
+        answer = get_client().quotes.create(
             customer_id=body["customerId"],
             source=body["source"],
             destination=body["destination"],
@@ -122,7 +122,7 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "") -> Transacti
         return existing
     bound = _bind_correlation_id(quote=quote, correlation_id=correlation_id)
     try:
-        answer = get_client().create_transaction(
+        answer = get_client().transactions.create(
             quote_id=quote.quote_id, correlation_id=bound or None, idempotency_key=str(quote.idempotency_key)
         )
     except PaymentsApiError as exc:
@@ -148,7 +148,7 @@ def transaction_refresh(*, actor, tx: Transaction) -> Transaction:
     if tx.status in TERMINAL_TRANSACTION_STATUSES:
         return tx
     try:
-        answer = get_client().get_transaction(transaction_id=tx.transaction_id)
+        answer = get_client().transactions.get(transaction_id=tx.transaction_id)
     except PaymentsApiError as exc:
         _audit_failure(
             actor=actor, action="transaction.refresh", target_kind="transaction", target_id=tx.transaction_id, exc=exc
@@ -167,7 +167,7 @@ def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
         raise NotCancellable(f"A {status_text(tx.status)} transaction cannot be cancelled.")
     client = get_client()
     try:
-        client.cancel_transaction(transaction_id=tx.transaction_id)
+        client.transactions.cancel(transaction_id=tx.transaction_id)
     except PaymentsApiError as exc:
         _audit_failure(
             actor=actor,
@@ -183,7 +183,7 @@ def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
             _catch_up(client, tx)
         raise
     try:
-        answer = client.get_transaction(transaction_id=tx.transaction_id)
+        answer = client.transactions.get(transaction_id=tx.transaction_id)
     except PaymentsApiError:
         # Cancelled upstream; the mirror catches up at the next refresh rather than guess.
         answer = None
@@ -204,7 +204,7 @@ def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
 def _catch_up(client, tx: Transaction) -> None:
     """Re-read one transaction into the mirror; if that fails too, the next refresh will."""
     try:
-        answer = client.get_transaction(transaction_id=tx.transaction_id)
+        answer = client.transactions.get(transaction_id=tx.transaction_id)
     except PaymentsApiError:
         return
     transactions_upsert(items=[answer], seen_by=Source.STAFF)

@@ -139,7 +139,7 @@ def upstream(db, settings, in_process):
 def faulty_upstream(upstream):
     """The sandbox as the upstream, failing or answering otherwise on command (tests/upstream.py):
     `faulty_upstream.fail("down")`, `faulty_upstream.answer(api_error(400, "BAD_REQUEST", ...))`."""
-    from paymentsapi.client import override_client
+    from core.upstream import override_client
     from tests.upstream import FaultyUpstream
 
     faulty = FaultyUpstream(upstream.plain_key)

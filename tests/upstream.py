@@ -1,6 +1,6 @@
 """The real sandbox as the upstream, behind a switch that makes it fail or answer otherwise:
 the one way the back-office's tests fake the Payments API (installed with
-`paymentsapi.client.override_client`; the `faulty_upstream` fixture of tests/conftest.py).
+`core.upstream.override_client`; the `faulty_upstream` fixture of tests/conftest.py).
 
 While `.mode` is None every request goes through to the sandbox (in-process, through WSGI);
 otherwise every request fails the chosen way without reaching it:
@@ -23,7 +23,7 @@ from collections.abc import Callable
 import httpx
 from django.core.wsgi import get_wsgi_application
 
-from paymentsapi.client import PaymentsApiClient, make_breaker
+from paymentsapi import PaymentsApiClient, make_breaker
 
 FAULT_MODES = ["down", "slow", "500", "html-500", "malformed", "429"]
 RETRY_AFTER = 7.0

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from core.access import role_required
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
+from core.upstream import get_client
 from paymentsapi import (
     BadRequest,
     NotFound,
@@ -18,7 +19,6 @@ from paymentsapi import (
     TransportError,
     UnexpectedResponse,
     ValidationFailed,
-    get_client,
 )
 
 from ..account_forms import ACCOUNT_FORMS, CHAIN_TOKENS, TOKENS, PaymentAccountFilter
@@ -99,7 +99,7 @@ def _balances(account: PaymentAccount) -> tuple[list[dict], str]:
     client = _quick_client()
     for chain, currency in _balance_queries(account):
         try:
-            balance = client.get_payment_account_balance(
+            balance = client.payment_accounts.get_balance(
                 payment_account_id=account.account_id, chain=chain, currency=currency
             )
         except (BadRequest, ValidationFailed):

@@ -6,7 +6,8 @@ from django.views.decorators.http import require_GET
 
 from core.access import role_required
 from core.htmx import page_or_partial
-from paymentsapi import PaymentsApiError, ValidationFailed, get_client
+from core.upstream import get_client
+from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..account_forms import FIAT_CURRENCIES, TOKENS, ExchangeRateForm
 from .accounts import api_message
@@ -21,7 +22,7 @@ def calculate_exchange_rate(request):
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         try:
-            result = get_client().get_exchange_rate(
+            result = get_client().exchange_rates.get(
                 source_currency=data["source_currency"],
                 source_payment_method=data["source_payment_method"],
                 destination_payment_method=data["destination_payment_method"],

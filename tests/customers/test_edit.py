@@ -35,7 +35,7 @@ def reviewer(client_as):
 def nai_customer(upstream, settings):
     """An individual the sandbox reviewed to NEEDS_ADDITIONAL_INFORMATION / DOCUMENT_MISSING_BACK."""
     from core.mirrored import Source
-    from paymentsapi import get_client
+    from core.upstream import get_client
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
     body = upstream.call(
@@ -61,7 +61,7 @@ def nai_customer(upstream, settings):
             },
         },
     )
-    customers_upsert(items=[get_client().get_customer(customer_id=body["customerId"])], seen_by=Source.SYNC)
+    customers_upsert(items=[get_client().customers.get(customer_id=body["customerId"])], seen_by=Source.SYNC)
     customer = Customer.objects.get(customer_id=body["customerId"])
     assert customer.status == "NEEDS_ADDITIONAL_INFORMATION"
     assert list(customer.issues.values_list("code", flat=True)) == ["DOCUMENT_MISSING_BACK"]
@@ -339,9 +339,9 @@ def test_nothing_filled_sends_nothing(reviewer, nai_customer):
 @pytest.fixture
 def business(upstream):
     from core.mirrored import Source
-    from paymentsapi import get_client
+    from core.upstream import get_client
 
-    body = get_client().create_customer(customer_type="BUSINESS", email="ops@acme.test", business_name="Acme Ltd")
+    body = get_client().customers.create(customer_type="BUSINESS", email="ops@acme.test", business_name="Acme Ltd")
     customers_upsert(items=[body], seen_by=Source.SYNC)
     return Customer.objects.get(customer_id=body.customer_id)
 

@@ -32,10 +32,10 @@ def reviewer(client_as):
 def individual(upstream):
     """A CREATED individual, in the sandbox and the mirror."""
     from core.mirrored import Source
+    from core.upstream import get_client
     from customers.services import customers_upsert
-    from paymentsapi import get_client
 
-    answer = get_client().create_customer(
+    answer = get_client().customers.create(
         customer_type="INDIVIDUAL", email="ada@example.com", first_name="Ada", last_name="Lovelace"
     )
     customers_upsert(items=[answer], seen_by=Source.SYNC)

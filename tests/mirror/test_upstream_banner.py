@@ -4,8 +4,8 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
+from core.upstream import get_client
 from mirror.models import SyncRun
-from paymentsapi import get_client
 
 BANNER = "The Payments API is not answering"
 

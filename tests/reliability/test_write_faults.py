@@ -24,8 +24,8 @@ from tests.core.access import ACCESS as BACKOFFICE_ACCESS
 from tests.customers.access import ACCESS as CUSTOMERS_ACCESS
 from tests.payments.access import ACCESS as PAYMENTS_ACCESS
 from tests.payments.transactions_helpers import quote_post_data
-from tests.upstream import FAULT_MODES, RETRY_AFTER
 from tests.reliability.world import World
+from tests.upstream import FAULT_MODES, RETRY_AFTER
 
 pytestmark = pytest.mark.django_db
 
