@@ -23,8 +23,8 @@ from django.utils import timezone
 
 from core.mirrored import Source
 from core.upstream import get_client
-from customers.services import customers_upsert
-from payments.services import transactions_upsert
+from customers.upserts import customers_upsert
+from payments.upserts import transactions_upsert
 from paymentsapi import PaymentsApiError
 
 from .models import WebhookEvent

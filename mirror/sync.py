@@ -16,9 +16,9 @@ from core.mirrored import Source
 from core.upsert import UpsertCounts
 from core.upstream import get_client
 from customers.models import Customer
-from customers.services import customers_mark_missing, customers_upsert
+from customers.upserts import customers_mark_missing, customers_upsert
 from payments.models import TERMINAL_TRANSACTION_STATUSES, Transaction
-from payments.services import (
+from payments.upserts import (
     payment_accounts_mark_missing,
     payment_accounts_merge_completed_forms,
     payment_accounts_upsert,

@@ -22,8 +22,8 @@ from paymentsapi import (
 )
 
 from ..account_forms import ACCOUNT_FORMS, CHAIN_TOKENS, TOKENS, PaymentAccountFilter
-from ..account_services import payment_account_create, payment_account_refresh
 from ..models import AutomationRule, PaymentAccount
+from ..services.accounts import payment_account_create, payment_account_refresh
 
 PAGE_SIZE = 50
 # A balance is a nice-to-have on a page that is already shown: fail fast, never retry.

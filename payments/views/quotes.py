@@ -12,8 +12,8 @@ from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..models import Quote, Transaction
 from ..selectors import customers_search, quote_accounts
+from ..services.quotes import exchange_rate_preview, quote_create, quote_execute
 from ..transaction_forms import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
-from ..transaction_services import exchange_rate_preview, quote_create, quote_execute
 from .accounts import api_message, is_outage
 
 

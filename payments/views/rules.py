@@ -12,8 +12,8 @@ from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..account_forms import FIAT_CURRENCIES, TOKENS, AutomationRuleFilter, AutomationRuleForm, describe_cron
-from ..account_services import automation_rule_create, automation_rule_update
 from ..models import AutomationRule, PaymentAccount
+from ..services.rules import automation_rule_create, automation_rule_update
 from .accounts import api_message
 
 PAGE_SIZE = 50

@@ -24,8 +24,7 @@ from ..selectors import (
     transactions_listed,
     transactions_stuck,
 )
-from ..transaction_forms import BulkCancelForm, CancelForm, StuckForm
-from ..transaction_services import (
+from ..services.transactions import (
     CANCELLABLE_STATUSES,
     NotCancellable,
     status_text,
@@ -33,6 +32,7 @@ from ..transaction_services import (
     transaction_refresh,
     transactions_cancel_bulk,
 )
+from ..transaction_forms import BulkCancelForm, CancelForm, StuckForm
 from .accounts import api_message, is_outage
 
 PAGE_SIZE = 50

@@ -63,7 +63,7 @@ def log_in(page, live_server, username):
 def mirror(api, customer_id):
     from core.mirrored import Source
     from customers.models import Customer
-    from customers.services import customers_upsert
+    from customers.upserts import customers_upsert
 
     customers_upsert(items=[api.customers.get(customer_id=customer_id)], seen_by=Source.SYNC)
     return Customer.objects.get(customer_id=customer_id)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from core.models import AuditEvent
 from customers.forms import KybForm, KycForm
 from customers.models import Customer, CustomerNote, HostedLinkHandout
-from customers.services import customers_upsert
+from customers.upserts import customers_upsert
 from tests.customers.access import make_customer
 from tests.upstream import api_error
 

@@ -33,7 +33,7 @@ def individual(upstream):
     """A CREATED individual, in the sandbox and the mirror."""
     from core.mirrored import Source
     from core.upstream import get_client
-    from customers.services import customers_upsert
+    from customers.upserts import customers_upsert
 
     answer = get_client().customers.create(
         customer_type="INDIVIDUAL", email="ada@example.com", first_name="Ada", last_name="Lovelace"

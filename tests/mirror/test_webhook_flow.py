@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from customers.models import Customer
-from customers.services import customers_upsert
+from customers.upserts import customers_upsert
 from mirror.models import WebhookEvent, WebhookSecret
 from sandbox.models import Delivery, Event
 

@@ -101,7 +101,7 @@ def test_cancel_refused_by_the_api_shows_its_message_and_takes_the_apis_state(ex
     assert Transaction.objects.get(pk=tx.pk).status == "PROCESSING"
     assert [c.new_status for c in tx.status_changes.order_by("id")] == ["AWAITING_TRANSFER", "PROCESSING"]
     event = AuditEvent.objects.get(action="transaction.cancel")
-    assert event.outcome == "failure" and event.details["code"] == "BAD_REQUEST"
+    assert event.outcome == "failure" and event.details == {"reason": "late", "error": "BAD_REQUEST"}
 
 
 def test_cancel_of_a_final_transaction_is_refused_without_calling_the_api(client_as, faulty_upstream):

@@ -201,7 +201,7 @@ def mirror_state(*, execute: bool = False) -> dict[str, tuple[int, str]]:
 
     `execute`: leave out the quote's bound correlation id. The first execute of a quote fixes
     it before calling the API, on purpose: every retry must send the same body under the
-    quote's idempotency key (payments.transaction_services._bind_correlation_id).
+    quote's idempotency key (payments.services.quotes._bind_correlation_id).
     """
     state = {}
     for label in ("customers", "payments"):

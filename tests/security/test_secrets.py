@@ -206,7 +206,7 @@ def nai_customer(upstream, settings):
     from core.mirrored import Source
     from core.upstream import get_client
     from customers.models import Customer
-    from customers.services import customers_upsert
+    from customers.upserts import customers_upsert
     from tests.payments.transactions_helpers import KYC
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
