@@ -7,18 +7,11 @@ hold row locks); only then are the mirror and the audit event written, together
 
 from dataclasses import dataclass
 
+from core.api_errors import api_error_message
 from core.mirrored import Source
 from core.upstream import get_client
 from core.write_through import AuditTarget, write_through_api
-from paymentsapi import (
-    BadRequest,
-    PaymentsApiClient,
-    PaymentsApiError,
-    RateLimited,
-    ServerError,
-    TransportError,
-    UnexpectedResponse,
-)
+from paymentsapi import BadRequest, PaymentsApiClient, PaymentsApiError
 from paymentsapi import types as api
 
 from ..models import TERMINAL_TRANSACTION_STATUSES, Transaction, TransactionStatus
@@ -108,10 +101,10 @@ def transactions_cancel_bulk(*, actor, transactions: list[Transaction], reason: 
     for tx in transactions:
         try:
             tx = transaction_cancel(actor=actor, tx=tx, reason=reason)
-        except (NotCancellable, PaymentsApiError) as exc:
-            message = exc.message if isinstance(exc, PaymentsApiError) else str(exc)
-            if isinstance(exc, TransportError | ServerError | RateLimited | UnexpectedResponse):
-                message = f"Not cancelled: the Payments API did not answer usefully ({exc.message})."
+        except NotCancellable as exc:
+            outcomes.append(CancelOutcome(tx.transaction_id, False, str(exc), tx.status))
+        except PaymentsApiError as exc:
+            message = api_error_message(exc, write=True, repeatable=True)
             outcomes.append(CancelOutcome(tx.transaction_id, False, message, tx.status))
         else:
             outcomes.append(CancelOutcome(tx.transaction_id, True, "Cancelled", tx.status))

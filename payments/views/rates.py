@@ -5,12 +5,12 @@ from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.upstream import get_client
 from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..account_forms import FIAT_CURRENCIES, TOKENS, ExchangeRateForm
-from .accounts import api_message
 
 
 @role_required("view_payments")
@@ -32,7 +32,7 @@ def calculate_exchange_rate(request):
         except ValidationFailed as exc:
             form.add_api_errors(exc.messages_by_field())
         except PaymentsApiError as exc:
-            error = api_message(exc)
+            error = api_error_message(exc, write=False)
     template = page_or_partial(request, "payments/rates/calculator.html", "calculator")
     context = {"form": form, "result": result, "error": error, "currencies": [*TOKENS, *FIAT_CURRENCIES]}
     return render(request, template, context)

@@ -7,6 +7,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError, ValidationFailed
@@ -14,7 +15,6 @@ from paymentsapi import PaymentsApiError, ValidationFailed
 from ..account_forms import FIAT_CURRENCIES, TOKENS, AutomationRuleFilter, AutomationRuleForm, describe_cron
 from ..models import AutomationRule, PaymentAccount
 from ..services.rules import automation_rule_create, automation_rule_update
-from .accounts import api_message
 
 PAGE_SIZE = 50
 
@@ -90,7 +90,7 @@ def create_automation_rule(request):
         except ValidationFailed as error:
             form.add_api_errors(error.messages_by_field())
         except PaymentsApiError as error:
-            form.add_error(None, api_message(error))
+            form.add_error(None, api_error_message(error, write=True))
         else:
             messages.success(request, f"Rule “{rule.name}” created: {trigger_words(rule.trigger)}.")
             return redirect(_list_url(rule))
@@ -126,7 +126,7 @@ def update_automation_rule(request, pk):
         except ValidationFailed as error:
             form.add_api_errors(error.messages_by_field())
         except PaymentsApiError as error:
-            form.add_error(None, api_message(error))
+            form.add_error(None, api_error_message(error, write=True))
         else:
             messages.success(request, f"Rule “{rule.name}” saved: {trigger_words(rule.trigger)}.")
             return redirect(_list_url(rule))

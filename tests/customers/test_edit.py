@@ -112,7 +112,7 @@ def test_refresh_failure_is_shown_and_audited(reviewer, faulty_upstream):
     response = reviewer.post(reverse("customers-refresh-customer", args=[customer.customer_id]), follow=True)
 
     html = response.content.decode()
-    assert "Refresh failed: the Payments API did not answer" in html
+    assert "The Payments API did not answer; try again." in html and "503 from the gateway" not in html
     event = AuditEvent.objects.get(action="customer.refresh")
     assert (event.outcome, event.details) == ("failure", {"error": "SERVICE_UNAVAILABLE"})
 
@@ -324,7 +324,7 @@ def test_other_api_errors_show_at_the_top(reviewer, nai_customer, faulty_upstrea
     )
     response = reviewer.post(kyc_url(nai_customer), {"legal_first_name": "Ada"})
     html = response.content.decode()
-    assert "The update refused by the Payments API: Customer is UNDER_REVIEW" in html
+    assert "The Payments API refused this: Customer is UNDER_REVIEW" in html
     assert 'value="Ada"' in html
 
 

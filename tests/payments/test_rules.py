@@ -130,7 +130,9 @@ def test_inactive_customer(admin, upstream, setup):
 def test_api_down_on_create(admin, setup, faulty_upstream):
     faulty_upstream.fail("down")
     response = admin.post(CREATE, rule_form(setup))
-    assert list(response.context["form"].non_field_errors()) == ["The Payments API did not answer; try again."]
+    assert list(response.context["form"].non_field_errors()) == [
+        "The Payments API could not be reached; nothing was changed. Try again in a minute."
+    ]
     assert "Errno" not in response.content.decode()
     assert not AutomationRule.objects.exists()
     event = AuditEvent.objects.get(action="automation_rule.create")

@@ -95,7 +95,7 @@ def test_cancel_refused_by_the_api_shows_its_message_and_takes_the_apis_state(ex
         reverse("payments-cancel-transaction", args=[tx.transaction_id]), {"reason": "late"}, follow=True
     )
     html = response.content.decode()
-    assert "The API refused the cancel:" in html and "PROCESSING" in html
+    assert "The Payments API refused this:" in html and "PROCESSING" in html
     # The refusal says the mirror was behind: it now shows the API's state (the issue wants
     # the mirror to end equal to the API when a cancel races a state change).
     assert Transaction.objects.get(pk=tx.pk).status == "PROCESSING"
