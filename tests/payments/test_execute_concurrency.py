@@ -1,8 +1,9 @@
 """Two executes of one quote at once give one transaction.
 
-On PostgreSQL (CI sets DATABASE_URL) two threads, each with its own connection and its own
-logged-in client, meet at a barrier right before POST /transactions, so both requests are in
-flight together. SQLite has no real concurrent writers: there the two executes run one after
+On PostgreSQL (CI sets DATABASE_URL) two threads, each with its own connection, its own
+logged-in client and its own circuit breaker (as two server processes would have), meet at a
+barrier in the transport right before POST /transactions reaches the sandbox, so both
+requests are in flight together. SQLite has no real concurrent writers: there the two executes run one after
 the other with the same idempotency key, which checks the replay, not the race.
 """
 
@@ -14,6 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from payments.models import Quote, Transaction
+from paymentsapi import make_breaker
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 ON_POSTGRESQL = connection.vendor == "postgresql"
@@ -22,6 +24,21 @@ ON_POSTGRESQL = connection.vendor == "postgresql"
 @pytest.fixture(autouse=True)
 def _reviews_wait(settings):
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
+
+
+class BreakerPerThread:
+    """One breaker for each thread. A pybreaker breaker holds its lock for the whole call, so
+    threads sharing one never have two requests in flight: two processes do."""
+
+    reset_timeout = 30
+
+    def __init__(self):
+        self._local = threading.local()
+
+    def call(self, func, *args, **kwargs):
+        if not hasattr(self._local, "breaker"):
+            self._local.breaker = make_breaker()
+        return self._local.breaker.call(func, *args, **kwargs)
 
 
 def _quote(upstream, user) -> Quote:
@@ -45,6 +62,7 @@ def test_two_simultaneous_executes_make_one_transaction_on_postgresql(upstream, 
         return faulty_upstream.to_sandbox(request)
 
     faulty_upstream.answer(at_once)
+    faulty_upstream.client.breaker = BreakerPerThread()
     answers, errors = [], []
 
     def execute(user):
