@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 
 from core.access import staff_required
 from core.roles import roles_of
-from paymentsapi import get_client
+from core.upstream import get_client
 
 from .health import broker_status
 

@@ -1,237 +1,58 @@
-"""Writes to the customer mirror. Every write of API data goes through customers_upsert."""
+"""Staff actions on customers. Those that change the API's record write through it
+(core.write_through: the API first, then the mirror and the audit event together); case work
+(assignment, notes, link handouts) is the back-office's own and writes only here."""
 
 from django.db import transaction
 from django.utils import timezone
 
 from core.audit import audit_record
 from core.mirrored import Source
-from core.models import AuditEvent
-from core.upsert import UpsertCounts, is_stale
-from paymentsapi import PaymentsApiError, get_client
+from core.upstream import get_client
+from core.write_through import AuditTarget, write_through_api
 from paymentsapi import types as api
 
-from .models import (
-    CASE_OPEN_STATUSES,
-    WAITING_ON_CUSTOMER,
-    Customer,
-    CustomerNote,
-    CustomerStatusChange,
-    HostedLinkHandout,
-    VerificationIssue,
-)
-
-# Fields copied from the API on every upsert (besides the status bookkeeping).
-_COPIED = [
-    "organization_id",
-    "customer_type",
-    "status",
-    "name",
-    "email",
-    "verification_link",
-    "available_payment_methods",
-    "upstream_updated_at",
-]
+from .models import Customer, CustomerNote, HostedLinkHandout
+from .selectors import next_case
+from .upserts import customers_upsert
 
 
-def _fields_of(item: api.Customer, old: Customer | None) -> dict:
-    methods = item.available_payment_methods
-    return {
-        "organization_id": item.organization_id or (old.organization_id if old else ""),
-        "customer_type": str(item.customer_type or (old.customer_type if old else "")),
-        "status": str(item.customer_status),
-        "name": item.name or "",
-        "email": item.email or "",
-        "verification_link": item.verification_link or "",
-        # The single-customer read leaves the methods out unless asked: keep what we had.
-        "available_payment_methods": methods if methods is not None else (old.available_payment_methods if old else []),
-        "upstream_updated_at": item.updated_at,
-    }
-
-
-def _clock_after(old: Customer | None, status: str, now) -> dict:
-    """The "waiting on us" clock once the customer moves to `status` at `now` (the time the
-    history records): the running part is banked; a case that opens starts from zero."""
-    if status not in CASE_OPEN_STATUSES:
-        return {"waiting_on_us_seconds": 0, "waiting_on_us_since": None}
-    banked = 0
-    if old is not None and old.status in CASE_OPEN_STATUSES:
-        banked = int(old.waiting_on_us(now).total_seconds())
-    return {
-        "waiting_on_us_seconds": banked,
-        "waiting_on_us_since": None if status in WAITING_ON_CUSTOMER else now,
-    }
-
-
-def _issues_of(item: api.Customer) -> list[tuple]:
-    return sorted((i.code, i.message or "", i.timestamp) for i in item.verification_issues)
-
-
-@transaction.atomic
-def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCounts:
-    """Insert or update these customers, their issues and their status history.
-
-    A fixed number of queries per call whatever the number of items. Older copies than the
-    mirror's are skipped (counted unchanged), so events and pages may arrive in any order.
-    """
-    now = timezone.now()
-    counts = UpsertCounts()
-    by_id = {item.customer_id: item for item in items}  # last copy of a duplicate wins
-    existing = {c.customer_id: c for c in Customer.objects.filter(customer_id__in=by_id)}
-    old_issues: dict[int, list[tuple]] = {}
-    for issue in VerificationIssue.objects.filter(customer__in=existing.values()).order_by("id"):
-        old_issues.setdefault(issue.customer_id, []).append((issue.code, issue.message, issue.timestamp))
-
-    rows, history, new_issues, refresh_issues_of = [], [], {}, []
-    for customer_id, item in by_id.items():
-        old = existing.get(customer_id)
-        if old and is_stale(item.updated_at, old.upstream_updated_at):
-            counts.unchanged += 1
-            rows.append(_seen(old, now))
-            continue
-        values = _fields_of(item, old)
-        issues = _issues_of(item)
-        status_changed = old is None or old.status != values["status"]
-        if old is None:
-            counts.created += 1
-        elif (
-            status_changed
-            or any(getattr(old, f) != v for f, v in values.items())
-            or (sorted(old_issues.get(old.pk, [])) != issues)
-        ):
-            counts.updated += 1
-        else:
-            counts.unchanged += 1
-        if old is None or sorted(old_issues.get(old.pk, [])) != issues:
-            refresh_issues_of.append(customer_id)
-            new_issues[customer_id] = issues
-        if status_changed:
-            counts.changed_ids.append(customer_id)
-            history.append((customer_id, old.status if old else "", values["status"], item.updated_at or now))
-            clock = _clock_after(old, values["status"], now)
-        else:
-            clock = {"waiting_on_us_seconds": old.waiting_on_us_seconds, "waiting_on_us_since": old.waiting_on_us_since}
-        rows.append(
-            Customer(
-                customer_id=customer_id,
-                status_since=now if status_changed else old.status_since,
-                synced_at=now,
-                missing_upstream=False,
-                missing_since=None,
-                **clock,
-                **values,
-            )
-        )
-
-    Customer.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=["customer_id"],
-        update_fields=[
-            *_COPIED,
-            "status_since",
-            "synced_at",
-            "missing_upstream",
-            "missing_since",
-            "waiting_on_us_seconds",
-            "waiting_on_us_since",
-        ],
-        batch_size=500,
-    )
-    if refresh_issues_of or history:
-        pks = dict(
-            Customer.objects.filter(customer_id__in=set(refresh_issues_of) | {h[0] for h in history}).values_list(
-                "customer_id", "pk"
-            )
-        )
-        if refresh_issues_of:
-            VerificationIssue.objects.filter(customer_id__in=[pks[c] for c in refresh_issues_of]).delete()
-            VerificationIssue.objects.bulk_create(
-                VerificationIssue(customer_id=pks[cid], code=code, message=message, timestamp=timestamp)
-                for cid, issues in new_issues.items()
-                for code, message, timestamp in issues
-            )
-        CustomerStatusChange.objects.bulk_create(
-            CustomerStatusChange(customer_id=pks[cid], old_status=old, new_status=new, changed_at=at, seen_by=seen_by)
-            for cid, old, new, at in history
-        )
-    return counts
-
-
-def _seen(old: Customer, now) -> Customer:
-    """The row as it is, marked as seen by this sync."""
-    old.synced_at, old.missing_upstream, old.missing_since = now, False, None
-    return old
-
-
-def customers_mark_missing(*, not_seen_since) -> int:
-    """After a complete sync: customers the sync did not see are marked, never deleted."""
-    return Customer.objects.filter(missing_upstream=False, synced_at__lt=not_seen_since).update(
-        missing_upstream=True, missing_since=timezone.now()
-    )
-
-
-# --- Staff actions: one service per action, API first, then mirror and audit together ------
-
-
-def _failed(*, actor, action: str, customer_id: str, exc: PaymentsApiError, details: dict | None = None) -> None:
-    """Record a refused call; the mirror stays as it was."""
-    audit_record(
-        actor=actor,
-        action=action,
-        target_kind="customer",
-        target_id=customer_id,
-        outcome=AuditEvent.Outcome.FAILURE,
-        details={**(details or {}), "error": exc.code or type(exc).__name__},
-    )
+def _store(answer: api.Customer) -> Customer:
+    """The API's answer into the mirror; the row as it now is."""
+    customers_upsert(items=[answer], seen_by=Source.STAFF)
+    return Customer.objects.get(customer_id=answer.customer_id)
 
 
 def _update(*, actor, customer: Customer, action: str, sections: set[str], **data) -> Customer:
-    details = {"sections": sorted(sections)}
-    try:
-        answer = get_client().update_customer(customer_id=customer.customer_id, **data)
-    except PaymentsApiError as exc:
-        _failed(actor=actor, action=action, customer_id=customer.customer_id, exc=exc, details=details)
-        raise
-    with transaction.atomic():
-        customers_upsert(items=[answer], seen_by=Source.STAFF)
-        audit_record(
-            actor=actor, action=action, target_kind="customer", target_id=customer.customer_id, details=details
-        )
-    return Customer.objects.get(pk=customer.pk)
+    """PATCH the customer with `data` (only what staff filled in); the audit names the sections."""
+    return write_through_api(
+        actor=actor,
+        action=action,
+        target=AuditTarget("customer", customer.customer_id, {"sections": sorted(sections)}),
+        call=lambda: get_client().customers.update(customer_id=customer.customer_id, **data),
+        store=_store,
+    )
 
 
 def customer_update_kyc(*, actor, customer: Customer, kyc_data: dict, sections: set[str]) -> Customer:
-    """PATCH kycData (only what the staff member filled in); the answer enters the mirror."""
-    return _update(
-        actor=actor,
-        customer=customer,
-        action="customer.update_kyc",
-        sections=sections,
-        kyc_data=api.KycData.model_validate(kyc_data),
-    )
+    """PATCH kycData; the answer enters the mirror."""
+    kyc = api.KycData.model_validate(kyc_data)
+    return _update(actor=actor, customer=customer, action="customer.update_kyc", sections=sections, kyc_data=kyc)
 
 
 def customer_update_kyb(*, actor, customer: Customer, kyb_data: dict, sections: set[str]) -> Customer:
     """PATCH kybData; ownership fractions go as JSON numbers (the client's KybData does that)."""
-    return _update(
-        actor=actor,
-        customer=customer,
-        action="customer.update_kyb",
-        sections=sections,
-        kyb_data=api.KybData.model_validate(kyb_data),
-    )
+    kyb = api.KybData.model_validate(kyb_data)
+    return _update(actor=actor, customer=customer, action="customer.update_kyb", sections=sections, kyb_data=kyb)
 
 
 def customer_refresh(*, actor, customer: Customer) -> Customer:
-    try:
-        answer = get_client().get_customer(customer_id=customer.customer_id, include_payment_methods=True)
-    except PaymentsApiError as exc:
-        _failed(actor=actor, action="customer.refresh", customer_id=customer.customer_id, exc=exc)
-        raise
-    with transaction.atomic():
-        customers_upsert(items=[answer], seen_by=Source.STAFF)
-        audit_record(actor=actor, action="customer.refresh", target_kind="customer", target_id=customer.customer_id)
-    return Customer.objects.get(pk=customer.pk)
+    return write_through_api(
+        actor=actor,
+        action="customer.refresh",
+        target=AuditTarget("customer", customer.customer_id),
+        call=lambda: get_client().customers.get(customer_id=customer.customer_id, include_payment_methods=True),
+        store=_store,
+    )
 
 
 def customer_create(
@@ -249,29 +70,24 @@ def customer_create(
     """POST /customers, with the KYC or KYB data when given (the API then starts its review:
     UNDER_REVIEW). The audit names the sections sent, never their values."""
     details = {"type": customer_type, "sections": sorted(sections)}
-    try:
-        answer = get_client().create_customer(
+    kyc = api.KycData.model_validate(kyc_data) if kyc_data else None
+    kyb = api.KybData.model_validate(kyb_data) if kyb_data else None
+    return write_through_api(
+        actor=actor,
+        action="customer.create",
+        target=AuditTarget("customer", "", details),
+        call=lambda: get_client().customers.create(
             customer_type=customer_type,
             email=email,
             first_name=first_name or None,
             last_name=last_name or None,
             business_name=business_name or None,
-            kyc_data=api.KycData.model_validate(kyc_data) if kyc_data else None,
-            kyb_data=api.KybData.model_validate(kyb_data) if kyb_data else None,
-        )
-    except PaymentsApiError as exc:
-        _failed(actor=actor, action="customer.create", customer_id="", exc=exc, details=details)
-        raise
-    with transaction.atomic():
-        customers_upsert(items=[answer], seen_by=Source.STAFF)
-        audit_record(
-            actor=actor,
-            action="customer.create",
-            target_kind="customer",
-            target_id=answer.customer_id,
-            details=details,
-        )
-    return Customer.objects.get(customer_id=answer.customer_id)
+            kyc_data=kyc,
+            kyb_data=kyb,
+        ),
+        store=_store,
+        stored=lambda customer: AuditTarget("customer", customer.customer_id, details),
+    )
 
 
 @transaction.atomic
@@ -291,8 +107,6 @@ def customer_assign(*, actor, customer: Customer, assignee) -> Customer:
 @transaction.atomic
 def customer_claim_next(*, actor, filters: dict) -> Customer | None:
     """Claim the oldest unclaimed case of the queue's current filter."""
-    from .selectors import next_case
-
     customer = next_case(filters=filters, user=actor)
     if customer is None:
         return None

@@ -17,16 +17,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
-from paymentsapi import (
-    PaymentsApiError,
-    RateLimited,
-    ServerError,
-    TransportError,
-    UnexpectedResponse,
-    ValidationFailed,
-)
+from paymentsapi import PaymentsApiError, ValidationFailed
 
 from . import choices, page_sections, selectors, services
 from .forms.casework import AssignForm, HandoutForm, NoteForm, QueueFilterForm
@@ -142,7 +136,7 @@ def refresh_customer(request, customer_id):
     try:
         customer = services.customer_refresh(actor=request.user, customer=customer)
     except PaymentsApiError as exc:
-        messages.error(request, _api_message(exc, "Refresh"))
+        messages.error(request, api_error_message(exc, write=False))
     else:
         messages.success(request, f"Refreshed from the API: {customer.get_status_display()}.")
     return redirect("customers-view-customer", customer_id=customer_id)
@@ -218,7 +212,7 @@ def create_customer(request):
             if not create.top_errors:
                 create.top_errors.append("The Payments API refused some fields; see the messages below.")
         except PaymentsApiError as exc:
-            create.top_errors.append(_api_message(exc, "Create"))
+            create.top_errors.append(api_error_message(exc, write=True))
         else:
             sent = f" with {', '.join(sorted(kwargs['sections'])).replace('_', ' ')}" if kwargs["sections"] else ""
             messages.success(request, f"Customer {customer.name} created{sent}: {customer.get_status_display()}.")
@@ -229,24 +223,6 @@ def create_customer(request):
                 return redirect(name, customer_id=customer.customer_id)
             return redirect("customers-view-customer", customer_id=customer.customer_id)
     return render(request, "customers/create_customer.html", {"create": create})
-
-
-def _api_message(exc: PaymentsApiError, what: str) -> str:
-    if isinstance(exc, TransportError):
-        return f"{what} failed: the Payments API did not answer ({exc.message}). Nothing was changed; try again."
-    if isinstance(exc, ServerError):
-        return f"{what} failed: the Payments API had an error ({exc.message}). Nothing was changed here; try again."
-    if isinstance(exc, RateLimited):
-        return (
-            f"{what} failed: the Payments API is busy (too many requests). Nothing was changed; try again in a minute."
-        )
-    if isinstance(exc, UnexpectedResponse):
-        # A 2xx we cannot read: the API may have acted, so a blind retry could do it twice.
-        return (
-            f"{what} failed: the Payments API answered with something the back-office cannot read, so it may "
-            "have done it. Refresh (or wait for the next sync) before trying again."
-        )
-    return f"{what} refused by the Payments API: {exc.message}"
 
 
 def _bound(request) -> tuple:
@@ -349,7 +325,7 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
                 if not edit.top_errors:
                     edit.top_errors.append("The Payments API refused some fields; see the messages below.")
             except PaymentsApiError as exc:
-                edit.top_errors.append(_api_message(exc, "The update"))
+                edit.top_errors.append(api_error_message(exc, write=True))
             else:
                 return _updated(request, customer, profile.kind, sections)
     context = {"customer": customer, "edit": edit, "form": edit.form, "notice": _status_notice(customer)}

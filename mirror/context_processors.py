@@ -1,6 +1,6 @@
 from django.core.cache import cache
 
-from paymentsapi import get_client
+from core.upstream import get_client
 
 from .models import SyncRun
 

@@ -22,9 +22,10 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from core.mirrored import Source
-from customers.services import customers_upsert
-from payments.services import transactions_upsert
-from paymentsapi import PaymentsApiError, get_client
+from core.upstream import get_client
+from customers.upserts import customers_upsert
+from payments.upserts import transactions_upsert
+from paymentsapi import PaymentsApiError
 
 from .models import WebhookEvent
 
@@ -79,12 +80,12 @@ class Outcome:
 KINDS = {
     "customer.update": (
         "customerId",
-        lambda client, record_id: client.get_customer(customer_id=record_id, include_payment_methods=True),
+        lambda client, record_id: client.customers.get(customer_id=record_id, include_payment_methods=True),
         customers_upsert,
     ),
     "transaction.update": (
         "transactionId",
-        lambda client, record_id: client.get_transaction(transaction_id=record_id),
+        lambda client, record_id: client.transactions.get(transaction_id=record_id),
         transactions_upsert,
     ),
 }

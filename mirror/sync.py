@@ -14,16 +14,17 @@ from django.utils import timezone
 from core.locks import hold_lock
 from core.mirrored import Source
 from core.upsert import UpsertCounts
+from core.upstream import get_client
 from customers.models import Customer
-from customers.services import customers_mark_missing, customers_upsert
+from customers.upserts import customers_mark_missing, customers_upsert
 from payments.models import TERMINAL_TRANSACTION_STATUSES, Transaction
-from payments.services import (
+from payments.upserts import (
     payment_accounts_mark_missing,
     payment_accounts_merge_completed_forms,
     payment_accounts_upsert,
     transactions_upsert,
 )
-from paymentsapi import PaymentsApiError, get_client
+from paymentsapi import PaymentsApiError
 
 from .models import SyncRun
 
@@ -100,7 +101,7 @@ def sync_customers(*, client=None, progress: Progress = _noop) -> SyncRun:
         lambda run, lease: _paged(
             run,
             lease,
-            lambda token: client.list_customers(page_token=token, page_size=PAGE_SIZE),
+            lambda token: client.customers.list(page_token=token, page_size=PAGE_SIZE),
             lambda items: customers_upsert(items=items, seen_by=Source.SYNC),
             customers_mark_missing,
             progress,
@@ -115,7 +116,7 @@ def sync_payment_accounts(*, client=None, progress: Progress = _noop) -> SyncRun
         lambda run, lease: _paged(
             run,
             lease,
-            lambda token: client.list_payment_accounts(page_token=token, page_size=PAGE_SIZE),
+            lambda token: client.payment_accounts.list(page_token=token, page_size=PAGE_SIZE),
             lambda items: payment_accounts_upsert(items=items),
             _merge_then_mark_missing,
             progress,
@@ -141,7 +142,7 @@ def refresh_open_transactions(*, client=None, progress: Progress = _noop) -> Syn
         )
         for transaction_id in open_ids.iterator(chunk_size=500):
             try:
-                item = client.get_transaction(transaction_id=transaction_id)
+                item = client.transactions.get(transaction_id=transaction_id)
             except PaymentsApiError as exc:
                 counts.failed += 1
                 log.warning("Could not refresh transaction %s: %s", transaction_id, exc)
@@ -157,7 +158,7 @@ def refresh_open_transactions(*, client=None, progress: Progress = _noop) -> Syn
 def refresh_customer(*, customer_id: str, seen_by: Source = Source.STAFF, client=None) -> Customer:
     """Re-read one customer from the API into the mirror (Refresh button, webhook)."""
     client = client or get_client()
-    item = client.get_customer(customer_id=customer_id, include_payment_methods=True)
+    item = client.customers.get(customer_id=customer_id, include_payment_methods=True)
     customers_upsert(items=[item], seen_by=seen_by)
     return Customer.objects.get(customer_id=customer_id)
 

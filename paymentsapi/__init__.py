@@ -1,14 +1,19 @@
-"""Client of the Payments API: the only code of the back-office that speaks HTTP to it.
+"""Client of the Payments API: a plain library (no Django, nothing of the project).
 
-from paymentsapi import get_client, NotFound, ValidationFailed
+    from paymentsapi import NotFound, PaymentsApiClient
 
-try:
-    customer = get_client().get_customer(customer_id=customer_id)
-except NotFound:
-    ...
+    client = PaymentsApiClient(api_key=..., base_url=...)
+    try:
+        customer = client.customers.get(customer_id=customer_id)
+    except NotFound:
+        ...
+
+The back-office gets its shared client from `core.upstream.get_client()`.
 """
 
-from .client import PaymentsApiClient, get_client
+from ._base_client import make_breaker
+from ._wire import to_wire
+from .client import PaymentsApiClient
 from .errors import (
     ApiConnectionError,
     ApiTimeout,
@@ -100,5 +105,6 @@ __all__ = [
     "WebhookDelivery",
     "WebhookEndpoint",
     "error_for",
-    "get_client",
+    "make_breaker",
+    "to_wire",
 ]

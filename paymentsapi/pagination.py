@@ -1,7 +1,7 @@
 """Cursor paging: follow `nextPageToken` until the API says there is no next page.
 
-The client's `list_*` methods return one `Page`; its `iter_*` methods use `iter_items` to
-yield every item across pages.
+A resource's `list` returns one `Page`; its `iter` uses `iter_items` to yield every item
+across pages.
 """
 
 from collections.abc import Callable, Iterator

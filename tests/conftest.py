@@ -97,3 +97,16 @@ def upstream(db, settings, in_process):
     settings.PAYMENTS_API_BASE_URL = "http://testserver/sandbox"
     settings.PAYMENTS_API_IN_PROCESS = True
     return Sandbox(plain, key)
+
+
+@pytest.fixture
+def faulty_upstream(upstream):
+    """The sandbox as the upstream, failing or answering otherwise on command (tests/upstream.py):
+    `faulty_upstream.fail("down")`, `faulty_upstream.answer(api_error(400, "BAD_REQUEST", ...))`."""
+    from core.upstream import override_client
+    from tests.upstream import FaultyUpstream
+
+    faulty = FaultyUpstream(upstream.plain_key)
+    faulty.sandbox = upstream
+    with override_client(faulty.client):
+        yield faulty

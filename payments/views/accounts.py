@@ -7,52 +7,21 @@ from django.urls import path
 from django.views.decorators.http import require_GET, require_POST
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
-from paymentsapi import (
-    BadRequest,
-    NotFound,
-    PaymentsApiError,
-    RateLimited,
-    ServerError,
-    TransportError,
-    UnexpectedResponse,
-    ValidationFailed,
-    get_client,
-)
+from core.upstream import get_client
+from paymentsapi import BadRequest, NotFound, PaymentsApiError, ValidationFailed
 
-from ..account_services import payment_account_create, payment_account_refresh
 from ..filters import PaymentAccountFilter
 from ..forms.accounts import ACCOUNT_FORMS
 from ..models import AutomationRule, PaymentAccount
 from ..rails import CHAIN_TOKENS, TOKENS
+from ..services.accounts import payment_account_create, payment_account_refresh
 
 PAGE_SIZE = 50
 # A balance is a nice-to-have on a page that is already shown: fail fast, never retry.
 BALANCE_TIMEOUT = 3.0
-API_DOWN = "The Payments API did not answer; try again."
-API_BUSY = "The Payments API is busy (too many requests); try again in a minute."
-# A 2xx we cannot read: the API may have acted, so "try again" could do it twice.
-API_UNREADABLE = (
-    "The Payments API answered with something the back-office cannot read, so it may have done it: "
-    "refresh (or wait for the next sync) before trying again."
-)
-
-
-def is_outage(error: PaymentsApiError) -> bool:
-    """The API failed to answer usefully (as opposed to refusing the request)."""
-    return isinstance(error, TransportError | ServerError | RateLimited | UnexpectedResponse)
-
-
-def api_message(error: PaymentsApiError) -> str:
-    """What staff read when the API refused or failed a request."""
-    if isinstance(error, TransportError | ServerError):
-        return API_DOWN
-    if isinstance(error, RateLimited):
-        return API_BUSY
-    if isinstance(error, UnexpectedResponse):
-        return API_UNREADABLE
-    return f"The Payments API refused this: {error.message}"
 
 
 @role_required("view_payments")
@@ -101,14 +70,14 @@ def _balances(account: PaymentAccount) -> tuple[list[dict], str]:
     client = _quick_client()
     for chain, currency in _balance_queries(account):
         try:
-            balance = client.get_payment_account_balance(
+            balance = client.payment_accounts.get_balance(
                 payment_account_id=account.account_id, chain=chain, currency=currency
             )
         except (BadRequest, ValidationFailed):
             # This token is not held on this chain (or the account has no such balance).
             rows.append({"chain": chain, "label": currency, "unavailable": True})
         except PaymentsApiError as error:
-            return rows, api_message(error)
+            return rows, api_error_message(error, write=False)
         else:
             label = (balance.currency.label if balance.currency else None) or currency or ""
             rows.append(
@@ -172,7 +141,7 @@ def create_payment_account(request):
         except ValidationFailed as error:
             form.add_api_errors(error.messages_by_field())
         except PaymentsApiError as error:
-            form.add_error(None, api_message(error))
+            form.add_error(None, api_error_message(error, write=True))
         else:
             if account.status == "PENDING":
                 messages.success(request, "Bank account created: send the owner the hosted form link below.")
@@ -191,7 +160,7 @@ def refresh_payment_account(request, pk):
     except NotFound:
         messages.error(request, "The Payments API no longer has this account.")
     except PaymentsApiError as error:
-        messages.error(request, api_message(error))
+        messages.error(request, api_error_message(error, write=False))
     else:
         messages.success(request, message)
     return redirect("payments-view-payment-account", pk=account.pk)

@@ -7,14 +7,14 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import Quote, Transaction
 from ..selectors import customers_search, quote_accounts
-from ..transaction_services import exchange_rate_preview, quote_create, quote_execute
-from .accounts import api_message, is_outage
+from ..services.quotes import exchange_rate_preview, quote_create, quote_execute
 
 
 def _active_customer(customer_id: str) -> Customer | None:
@@ -67,7 +67,7 @@ def preview_quote(request):
                 amount=data["amount"] or None,
             )
         except PaymentsApiError as exc:
-            context["error"] = exc.message
+            context["error"] = api_error_message(exc, write=False)
         context["developer_fee"] = data["developer_fee"]
         context["source_currency"] = data["source_currency"]
         context["destination_currency"] = data["destination_currency"]
@@ -82,10 +82,9 @@ def _map_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
                 form.add_error(target, f"{field}: {text}" if field and not target else text)
         if not exc.field_errors:
             form.add_error(None, exc.message)
-    elif is_outage(exc):
-        form.add_error(None, api_message(exc))
     else:
-        form.add_error(None, exc.message)
+        # A quote the API made but whose answer was lost simply expires: asking again is safe.
+        form.add_error(None, api_error_message(exc, write=True, repeatable=True))
 
 
 @role_required("move_money")
@@ -144,15 +143,8 @@ def execute_quote(request, quote_id):
     try:
         tx = quote_execute(actor=request.user, quote=quote, correlation_id=form.cleaned_data["correlation_id"])
     except PaymentsApiError as exc:
-        if is_outage(exc):
-            # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
-            messages.error(
-                request,
-                f"The execute did not go through: {api_message(exc)} Executing again is safe: "
-                "one quote never makes more than one transaction.",
-            )
-        else:
-            messages.error(request, f"The API refused to execute this quote: {exc.message}")
+        # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
+        messages.error(request, api_error_message(exc, write=True, repeatable=True))
         return redirect("payments-show-quote", quote_id=quote.quote_id)
     return redirect("payments-show-transaction", transaction_id=tx.transaction_id)
 

@@ -5,12 +5,13 @@ from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
-from paymentsapi import PaymentsApiError, ValidationFailed, get_client
+from core.upstream import get_client
+from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..forms.rates import ExchangeRateForm
 from ..rails import FIAT_CURRENCIES, TOKENS
-from .accounts import api_message
 
 
 @role_required("view_payments")
@@ -22,7 +23,7 @@ def calculate_exchange_rate(request):
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         try:
-            result = get_client().get_exchange_rate(
+            result = get_client().exchange_rates.get(
                 source_currency=data["source_currency"],
                 source_payment_method=data["source_payment_method"],
                 destination_payment_method=data["destination_payment_method"],
@@ -32,7 +33,7 @@ def calculate_exchange_rate(request):
         except ValidationFailed as exc:
             form.add_api_errors(exc.messages_by_field())
         except PaymentsApiError as exc:
-            error = api_message(exc)
+            error = api_error_message(exc, write=False)
     template = page_or_partial(request, "payments/rates/calculator.html", "calculator")
     context = {"form": form, "result": result, "error": error, "currencies": [*TOKENS, *FIAT_CURRENCIES]}
     return render(request, template, context)

@@ -7,16 +7,16 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError, ValidationFailed
 
-from ..account_services import automation_rule_create, automation_rule_update
 from ..filters import AutomationRuleFilter
 from ..forms.rules import AutomationRuleForm, describe_cron
 from ..models import AutomationRule, PaymentAccount
 from ..rails import FIAT_CURRENCIES, TOKENS
-from .accounts import api_message
+from ..services.rules import automation_rule_create, automation_rule_update
 
 PAGE_SIZE = 50
 
@@ -92,7 +92,7 @@ def create_automation_rule(request):
         except ValidationFailed as error:
             form.add_api_errors(error.messages_by_field())
         except PaymentsApiError as error:
-            form.add_error(None, api_message(error))
+            form.add_error(None, api_error_message(error, write=True))
         else:
             messages.success(request, f"Rule “{rule.name}” created: {trigger_words(rule.trigger)}.")
             return redirect(_list_url(rule))
@@ -128,7 +128,7 @@ def update_automation_rule(request, pk):
         except ValidationFailed as error:
             form.add_api_errors(error.messages_by_field())
         except PaymentsApiError as error:
-            form.add_error(None, api_message(error))
+            form.add_error(None, api_error_message(error, write=True))
         else:
             messages.success(request, f"Rule “{rule.name}” saved: {trigger_words(rule.trigger)}.")
             return redirect(_list_url(rule))

@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from core.access import role_required
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError
@@ -25,7 +26,7 @@ from ..selectors import (
     transactions_listed,
     transactions_stuck,
 )
-from ..transaction_services import (
+from ..services.transactions import (
     CANCELLABLE_STATUSES,
     NotCancellable,
     status_text,
@@ -33,7 +34,6 @@ from ..transaction_services import (
     transaction_refresh,
     transactions_cancel_bulk,
 )
-from .accounts import api_message, is_outage
 
 PAGE_SIZE = 50
 EXPORT_CHUNK = 2000
@@ -183,7 +183,7 @@ def refresh_transaction(request, transaction_id):
     try:
         tx = transaction_refresh(actor=request.user, tx=tx)
     except PaymentsApiError as exc:
-        text = api_message(exc) if is_outage(exc) else exc.message
+        text = api_error_message(exc, write=False)
         messages.error(request, f"Could not refresh: {text} The page shows the last copy we have.")
     else:
         messages.success(request, f"Refreshed: {status_text(tx.status)}.")
@@ -212,10 +212,7 @@ def cancel_transaction(request, transaction_id):
     except NotCancellable as exc:
         messages.error(request, str(exc))
     except PaymentsApiError as exc:
-        if is_outage(exc):
-            messages.error(request, f"The cancel did not go through: {api_message(exc)}")
-        else:
-            messages.error(request, f"The API refused the cancel: {exc.message}")
+        messages.error(request, api_error_message(exc, write=True, repeatable=True))
     else:
         messages.success(request, f"Transaction cancelled: now {status_text(tx.status)}.")
     return redirect("payments-show-transaction", transaction_id=tx.transaction_id)

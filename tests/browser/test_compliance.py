@@ -23,7 +23,7 @@ PASSWORD = "correct horse battery"
 @pytest.fixture
 def api(settings, live_server):
     """The back-office calls the sandbox of the live server over HTTP, and gets its webhooks."""
-    from paymentsapi import get_client
+    from core.upstream import get_client
     from sandbox.auth import create_key
 
     _key, plain = create_key()
@@ -54,9 +54,9 @@ def log_in(page, live_server, username):
 def mirror(api, customer_id):
     from core.mirrored import Source
     from customers.models import Customer
-    from customers.services import customers_upsert
+    from customers.upserts import customers_upsert
 
-    customers_upsert(items=[api.get_customer(customer_id=customer_id)], seen_by=Source.SYNC)
+    customers_upsert(items=[api.customers.get(customer_id=customer_id)], seen_by=Source.SYNC)
     return Customer.objects.get(customer_id=customer_id)
 
 
@@ -64,7 +64,7 @@ def missing_back(api, settings):
     """An individual whose ID lacks its back: the sandbox's review says DOCUMENT_MISSING_BACK."""
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
     image = "data:image/png;base64," + base64.b64encode(PNG).decode()
-    created = api.create_customer(
+    created = api.customers.create(
         customer_type="INDIVIDUAL",
         email="ada@example.com",
         first_name="Ada",
@@ -88,7 +88,7 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
 
     customer = missing_back(api, settings)
     assert customer.status == "NEEDS_ADDITIONAL_INFORMATION"
-    acme = api.create_customer(customer_type="BUSINESS", email="hello@acme.test", business_name="Acme Ltd")
+    acme = api.customers.create(customer_type="BUSINESS", email="hello@acme.test", business_name="Acme Ltd")
     mirror(api, acme.customer_id)  # CREATED, and no event says so
     make_staff("compliance")
     log_in(page, live_server, "compliance-user")
@@ -143,7 +143,7 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
 def test_kyb_update_adds_an_associated_person(page, live_server, make_staff, screenshot, api, images):
     from sandbox.models import Customer as SandboxCustomer
 
-    created = api.create_customer(customer_type="BUSINESS", email="hello@acme.test", business_name="Acme Ltd")
+    created = api.customers.create(customer_type="BUSINESS", email="hello@acme.test", business_name="Acme Ltd")
     mirror(api, created.customer_id)
     make_staff("compliance")
     log_in(page, live_server, "compliance-user")

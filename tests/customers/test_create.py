@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from customers.models import Customer
+from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 URL = reverse("customers-create-customer")
@@ -175,21 +176,19 @@ def test_an_api_validation_error_lands_on_its_row_field_and_input_survives(revie
     assert AuditEvent.objects.get(action="customer.create").outcome == "failure"
 
 
-def test_top_level_api_errors_land_on_the_create_form(reviewer, monkeypatch):
-    from paymentsapi import ValidationFailed
-
-    class Refuses:
-        def create_customer(self, **kwargs):
-            raise ValidationFailed(
-                "Invalid",
-                details=[
-                    {"path": ["email"], "message": "Already used."},
-                    {"path": ["kycData", "phoneNumber"], "message": "Not a mobile number."},
-                    {"path": ["kycData", "documents", 1, "frontIdImage"], "message": "Image unreadable."},
-                ],
-            )
-
-    monkeypatch.setattr("customers.services.get_client", lambda: Refuses())
+def test_top_level_api_errors_land_on_the_create_form(reviewer, faulty_upstream):
+    faulty_upstream.answer(
+        api_error(
+            400,
+            "VALIDATION_ERROR",
+            "Invalid",
+            details=[
+                {"path": ["email"], "message": "Already used."},
+                {"path": ["kycData", "phoneNumber"], "message": "Not a mobile number."},
+                {"path": ["kycData", "documents", 1, "frontIdImage"], "message": "Image unreadable."},
+            ],
+        )
+    )
     response = reviewer.post(
         URL,
         individual(
@@ -212,8 +211,8 @@ def test_top_level_api_errors_land_on_the_create_form(reviewer, monkeypatch):
     assert f'name="kyc_documents-0-front_image_kept" value="{data_uri()}"' in response.content.decode()
 
 
-def test_the_national_id_triple_is_checked_before_any_call(reviewer, monkeypatch):
-    monkeypatch.setattr("customers.services.get_client", lambda: pytest.fail("the API was called"))
+def test_the_national_id_triple_is_checked_before_any_call(reviewer, faulty_upstream):
+    faulty_upstream.fail("down")
     response = reviewer.post(URL, individual(**{"kyc-national_id_number": "123456789"}))
     errors = response.context["create"].kyc.form.errors
     assert "go together" in errors["national_id_type"][0]
@@ -225,6 +224,7 @@ def test_the_national_id_triple_is_checked_before_any_call(reviewer, monkeypatch
         "KYC data sent with a new customer needs the national ID: its type, number and issuing country."
     ]
     assert 'value="Grace"' in response.content.decode()
+    assert faulty_upstream.requests == [], "the API was called"
 
 
 def test_add_rows_before_the_customer_exists(reviewer):

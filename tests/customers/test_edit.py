@@ -11,9 +11,9 @@ from core.models import AuditEvent
 from customers.forms.kyb import KybForm
 from customers.forms.kyc import KycForm
 from customers.models import Customer, CustomerNote, HostedLinkHandout
-from customers.services import customers_upsert
-from paymentsapi import ApiUnavailable, ValidationFailed
+from customers.upserts import customers_upsert
 from tests.factories import CustomerFactory
+from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def reviewer(client_as):
 def nai_customer(upstream, settings):
     """An individual the sandbox reviewed to NEEDS_ADDITIONAL_INFORMATION / DOCUMENT_MISSING_BACK."""
     from core.mirrored import Source
-    from paymentsapi import get_client
+    from core.upstream import get_client
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
     body = upstream.call(
@@ -62,7 +62,7 @@ def nai_customer(upstream, settings):
             },
         },
     )
-    customers_upsert(items=[get_client().get_customer(customer_id=body["customerId"])], seen_by=Source.SYNC)
+    customers_upsert(items=[get_client().customers.get(customer_id=body["customerId"])], seen_by=Source.SYNC)
     customer = Customer.objects.get(customer_id=body["customerId"])
     assert customer.status == "NEEDS_ADDITIONAL_INFORMATION"
     assert list(customer.issues.values_list("code", flat=True)) == ["DOCUMENT_MISSING_BACK"]
@@ -106,17 +106,16 @@ def test_refresh_reads_the_api_and_audits(reviewer, nai_customer, upstream):
     assert nai_customer.synced_at is not None
 
 
-def test_refresh_failure_is_shown_and_audited(reviewer, monkeypatch):
+def test_refresh_failure_is_shown_and_audited(reviewer, faulty_upstream):
     customer = CustomerFactory(synced_at=None)
+    faulty_upstream.answer(api_error(503, "SERVICE_UNAVAILABLE", "503 from the gateway"))
 
-    class Down:
-        def get_customer(self, **kwargs):
-            raise ApiUnavailable("503 from the gateway")
-
-    monkeypatch.setattr("customers.services.get_client", lambda: Down())
     response = reviewer.post(reverse("customers-refresh-customer", args=[customer.customer_id]), follow=True)
-    assert "Refresh failed: the Payments API did not answer" in response.content.decode()
-    assert AuditEvent.objects.get(action="customer.refresh").outcome == "failure"
+
+    html = response.content.decode()
+    assert "The Payments API did not answer; try again." in html and "503 from the gateway" not in html
+    event = AuditEvent.objects.get(action="customer.refresh")
+    assert (event.outcome, event.details) == ("failure", {"error": "SERVICE_UNAVAILABLE"})
 
 
 def test_notes_and_handouts_are_recorded(reviewer):
@@ -220,15 +219,8 @@ def test_kyc_update_sends_the_back_image_and_restarts_verification(reviewer, nai
     assert event.details == {"sections": ["documents"]} and event.actor_username == "compliance-user"
 
 
-def test_only_filled_fields_are_sent_and_the_triple_together(reviewer, nai_customer, monkeypatch):
-    sent = {}
-
-    class Recorder:
-        def update_customer(self, *, customer_id, kyc_data=None, kyb_data=None):
-            sent.update(kyc_data.model_dump(by_alias=True, exclude_none=True))
-            raise ApiUnavailable("stop here")
-
-    monkeypatch.setattr("customers.services.get_client", lambda: Recorder())
+def test_only_filled_fields_are_sent_and_the_triple_together(reviewer, nai_customer, faulty_upstream):
+    faulty_upstream.fail("down")
     reviewer.post(
         kyc_url(nai_customer),
         {
@@ -238,7 +230,8 @@ def test_only_filled_fields_are_sent_and_the_triple_together(reviewer, nai_custo
             "national_id_issuing_country": "US",
         },
     )
-    assert sent == {
+    (patch,) = faulty_upstream.sent("PATCH")
+    assert json.loads(patch.content)["kycData"] == {
         "legalFirstName": "Ada",
         "nationalIdType": "ssn",
         "nationalIdNumber": "987654321",
@@ -264,11 +257,12 @@ def test_only_filled_fields_are_sent_and_the_triple_together(reviewer, nai_custo
         ({"employment_status": "EMPLOYEDISH"}, "employment_status", "Select a valid choice."),
     ],
 )
-def test_kyc_rules_are_checked_before_any_call(reviewer, nai_customer, monkeypatch, data, field, message):
-    monkeypatch.setattr("customers.services.get_client", lambda: pytest.fail("the API was called"))
+def test_kyc_rules_are_checked_before_any_call(reviewer, nai_customer, faulty_upstream, data, field, message):
+    faulty_upstream.fail("down")
     response = reviewer.post(kyc_url(nai_customer), data)
     errors = response.context["form"].errors
     assert any(message in e for e in errors[field]), errors
+    assert faulty_upstream.requests == [], "the API was called"
 
 
 def test_documents_are_checked_for_type_and_size(reviewer, nai_customer, monkeypatch):
@@ -286,19 +280,19 @@ def test_documents_are_checked_for_type_and_size(reviewer, nai_customer, monkeyp
     assert errors["back_image"][0].startswith("huge.png is 0.0 MB; the limit is 10 MB.")
 
 
-def test_api_validation_errors_land_on_fields_and_input_survives(reviewer, nai_customer, monkeypatch):
-    class Refuses:
-        def update_customer(self, **kwargs):
-            raise ValidationFailed(
-                "Invalid",
-                details=[
-                    {"path": ["kycData", "documents", 0, "backIdImage"], "message": "Image unreadable."},
-                    {"path": ["kycData", "phoneNumber"], "message": "Not a mobile number."},
-                    {"path": ["kycData", "somethingNew"], "message": "Unknown thing."},
-                ],
-            )
-
-    monkeypatch.setattr("customers.services.get_client", lambda: Refuses())
+def test_api_validation_errors_land_on_fields_and_input_survives(reviewer, nai_customer, faulty_upstream):
+    faulty_upstream.answer(
+        api_error(
+            400,
+            "VALIDATION_ERROR",
+            "Invalid",
+            details=[
+                {"path": ["kycData", "documents", 0, "backIdImage"], "message": "Image unreadable."},
+                {"path": ["kycData", "phoneNumber"], "message": "Not a mobile number."},
+                {"path": ["kycData", "somethingNew"], "message": "Unknown thing."},
+            ],
+        )
+    )
     response = reviewer.post(
         kyc_url(nai_customer),
         {
@@ -325,17 +319,13 @@ def test_api_validation_errors_land_on_fields_and_input_survives(reviewer, nai_c
     assert nai_customer.status == "NEEDS_ADDITIONAL_INFORMATION"
 
 
-def test_other_api_errors_show_at_the_top(reviewer, nai_customer, monkeypatch):
-    from paymentsapi import BadRequest
-
-    class Refuses:
-        def update_customer(self, **kwargs):
-            raise BadRequest("Customer is UNDER_REVIEW; its profile can be updated only in CREATED")
-
-    monkeypatch.setattr("customers.services.get_client", lambda: Refuses())
+def test_other_api_errors_show_at_the_top(reviewer, nai_customer, faulty_upstream):
+    faulty_upstream.answer(
+        api_error(400, "BAD_REQUEST", "Customer is UNDER_REVIEW; its profile can be updated only in CREATED")
+    )
     response = reviewer.post(kyc_url(nai_customer), {"legal_first_name": "Ada"})
     html = response.content.decode()
-    assert "The update refused by the Payments API: Customer is UNDER_REVIEW" in html
+    assert "The Payments API refused this: Customer is UNDER_REVIEW" in html
     assert 'value="Ada"' in html
 
 
@@ -350,9 +340,9 @@ def test_nothing_filled_sends_nothing(reviewer, nai_customer):
 @pytest.fixture
 def business(upstream):
     from core.mirrored import Source
-    from paymentsapi import get_client
+    from core.upstream import get_client
 
-    body = get_client().create_customer(customer_type="BUSINESS", email="ops@acme.test", business_name="Acme Ltd")
+    body = get_client().customers.create(customer_type="BUSINESS", email="ops@acme.test", business_name="Acme Ltd")
     customers_upsert(items=[body], seen_by=Source.SYNC)
     return Customer.objects.get(customer_id=body.customer_id)
 
@@ -429,18 +419,18 @@ def test_kyb_offers_only_canonical_business_types():
     assert "LIMITED_LIABILITY_COMPANY" in values and "LLC" not in values and len(values) == 14
 
 
-def test_kyb_api_errors_reach_the_right_row(reviewer, business, monkeypatch):
-    class Refuses:
-        def update_customer(self, **kwargs):
-            raise ValidationFailed(
-                "Invalid",
-                details=[
-                    {"path": ["kybData", "associatedPersons", 1, "address", "postalCode"], "message": "Bad postcode."},
-                    {"path": ["kybData", "businessInfo", "legalBusinessName"], "message": "Too short."},
-                ],
-            )
-
-    monkeypatch.setattr("customers.services.get_client", lambda: Refuses())
+def test_kyb_api_errors_reach_the_right_row(reviewer, business, faulty_upstream):
+    faulty_upstream.answer(
+        api_error(
+            400,
+            "VALIDATION_ERROR",
+            "Invalid",
+            details=[
+                {"path": ["kybData", "associatedPersons", 1, "address", "postalCode"], "message": "Bad postcode."},
+                {"path": ["kybData", "businessInfo", "legalBusinessName"], "message": "Too short."},
+            ],
+        )
+    )
     data = {**formsets(persons=3), "kyb-legal_business_name": "A", **person(0), **person(1), **person(2)}
     data["persons-1-legal_first_name"] = "Bob"
     data["persons-0-DELETE"] = "on"  # removed rows are not sent: API row 1 is form row 2

@@ -1,12 +1,14 @@
 """The KYC editor's identity documents: the form's own first document, and more as rows."""
 
 import base64
+import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from customers.models import Customer
+from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 JPEG = b"\xff\xd8\xff" + b"\x00" * 64
@@ -30,10 +32,10 @@ def reviewer(client_as):
 def individual(upstream):
     """A CREATED individual, in the sandbox and the mirror."""
     from core.mirrored import Source
-    from customers.services import customers_upsert
-    from paymentsapi import get_client
+    from core.upstream import get_client
+    from customers.upserts import customers_upsert
 
-    answer = get_client().create_customer(
+    answer = get_client().customers.create(
         customer_type="INDIVIDUAL", email="ada@example.com", first_name="Ada", last_name="Lovelace"
     )
     customers_upsert(items=[answer], seen_by=Source.SYNC)
@@ -81,32 +83,29 @@ def test_two_documents_are_sent_in_order(reviewer, individual):
     assert documents[1]["frontIdImage"] == data_uri(JPEG, "image/jpeg")
 
 
-def test_rows_alone_are_the_documents(reviewer, individual, monkeypatch):
+def test_rows_alone_are_the_documents(reviewer, individual, faulty_upstream):
     """Without a first document in the form, row 0 is documents[0]: the API's errors follow."""
-    from paymentsapi import ValidationFailed
-
-    sent = {}
-
-    class Refuses:
-        def update_customer(self, *, customer_id, kyc_data=None, kyb_data=None):
-            sent.update(kyc_data.model_dump(by_alias=True, exclude_none=True))
-            raise ValidationFailed(
-                "Invalid", details=[{"path": ["kycData", "documents", 0, "subtype"], "message": "Wrong kind."}]
-            )
-
-    monkeypatch.setattr("customers.services.get_client", lambda: Refuses())
+    faulty_upstream.answer(
+        api_error(
+            400,
+            "VALIDATION_ERROR",
+            "Invalid",
+            details=[{"path": ["kycData", "documents", 0, "subtype"], "message": "Wrong kind."}],
+        )
+    )
     response = reviewer.post(
         reverse("customers-edit-kyc", args=[individual.customer_id]),
         {**rows(1), "kyc_documents-0-document_type": "GOVERNMENT_ID", "kyc_documents-0-document_subtype": "PASSPORT"},
     )
-    assert sent == {"documents": [{"type": "GOVERNMENT_ID", "subtype": "PASSPORT"}]}
+    (patch,) = faulty_upstream.sent("PATCH")
+    assert json.loads(patch.content)["kycData"] == {"documents": [{"type": "GOVERNMENT_ID", "subtype": "PASSPORT"}]}
     edit = response.context["edit"]
     assert edit.documents.forms[0].errors["document_subtype"] == ["Wrong kind."]
     assert "document_subtype" not in edit.form.errors
 
 
-def test_a_row_is_checked_like_the_first_document(reviewer, individual, monkeypatch):
-    monkeypatch.setattr("customers.services.get_client", lambda: pytest.fail("the API was called"))
+def test_a_row_is_checked_like_the_first_document(reviewer, individual, faulty_upstream):
+    faulty_upstream.fail("down")
     response = reviewer.post(
         reverse("customers-edit-kyc", args=[individual.customer_id]),
         {
@@ -122,6 +121,7 @@ def test_a_row_is_checked_like_the_first_document(reviewer, individual, monkeypa
     html = response.content.decode()
     assert "Check the fields marked below; nothing was sent." in html
     assert f'name="kyc_documents-0-front_image_kept" value="{data_uri()}"' in html
+    assert faulty_upstream.requests == [], "the API was called"
 
 
 def test_add_a_document_without_javascript(reviewer, individual):

@@ -6,7 +6,7 @@ import pytest
 
 from core.mirrored import Source
 from customers.models import Customer, CustomerStatusChange, VerificationIssue
-from customers.services import customers_mark_missing, customers_upsert
+from customers.upserts import customers_mark_missing, customers_upsert
 from paymentsapi import types as api
 
 T0 = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)

@@ -238,7 +238,7 @@ def clock(monkeypatch):
 def seen(customer_id: str, status: str, at: dt.datetime) -> None:
     """The API's copy of a customer at `at`, through the one write path of the mirror."""
     from core.mirrored import Source
-    from customers.services import customers_upsert
+    from customers.upserts import customers_upsert
     from paymentsapi import types as api
 
     item = api.Customer.model_validate(

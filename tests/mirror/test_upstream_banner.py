@@ -3,8 +3,8 @@
 from django.core.cache import cache
 from django.urls import reverse
 
+from core.upstream import get_client
 from mirror.models import SyncRun
-from paymentsapi import get_client
 from tests.factories import SyncRunFactory
 
 BANNER = "The Payments API is not answering"

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from customers.models import Customer
-from customers.services import customers_upsert
+from customers.upserts import customers_upsert
 from mirror.models import WebhookEvent, WebhookSecret
 from sandbox.models import Customer as SandboxCustomer
 from sandbox.models import Delivery, Event
@@ -85,14 +85,14 @@ def test_events_out_of_order_leave_the_mirror_in_the_apis_current_state(register
 
 
 def test_an_older_copy_from_a_slow_event_never_wins(registered):
-    from paymentsapi import get_client
+    from core.upstream import get_client
 
     customer = new_customer(registered)
     cid = customer["customerId"]
-    old_copy = get_client().get_customer(customer_id=cid)
+    old_copy = get_client().customers.get(customer_id=cid)
     registered.call("PATCH", f"/customers/{cid}", {"kycData": {"legalFirstName": "Grace"}})
     registered.helper(f"customers/{cid}/review", {"outcome": "REJECTED", "issues": []})
-    new_copy = get_client().get_customer(customer_id=cid)
+    new_copy = get_client().customers.get(customer_id=cid)
     customers_upsert(items=[new_copy], seen_by="webhook")
     customers_upsert(items=[old_copy], seen_by="webhook")
     assert Customer.objects.get(customer_id=cid).status == "REJECTED"

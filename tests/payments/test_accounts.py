@@ -1,14 +1,15 @@
 """Payment accounts: list, detail, balances, create flows and refresh, against the sandbox."""
 
+import json
 import re
 
+import httpx
 import pytest
 from django.urls import reverse
 
 from core.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import PaymentAccount
-from paymentsapi import ApiTimeout, PaymentsApiClient
 from tests.payments.account_fixtures import EVM_ADDRESS, ROUTING, SOLANA_ADDRESS, make_account, make_customer
 
 CREATE = reverse("payments-create-payment-account")
@@ -100,16 +101,16 @@ def test_solana_wallet(admin, customer_id):
         ("ETHEREUM", SOLANA_ADDRESS, "An address on ETHEREUM is 0x followed by 40 hexadecimal characters."),
     ],
 )
-def test_wallet_address_is_checked_per_chain_before_sending(admin, customer_id, monkeypatch, chain, address, message):
-    def never(*args, **kwargs):
-        raise AssertionError("the API must not be called")
-
-    monkeypatch.setattr(PaymentsApiClient, "create_payment_account", never)
+def test_wallet_address_is_checked_per_chain_before_sending(
+    admin, customer_id, faulty_upstream, chain, address, message
+):
+    faulty_upstream.fail("down")
     response = admin.post(CREATE, wallet_form(customer_id, chain=chain, address=address))
     assert response.status_code == 200
     assert errors_of(response) == {"address": [message]}
     assert response.context["form"]["address"].value() == address  # input kept
     assert not PaymentAccount.objects.exists()
+    assert faulty_upstream.requests == [], "the API must not be called"
 
 
 def test_api_validation_errors_land_on_their_fields(admin, customer_id):
@@ -148,15 +149,18 @@ def test_unknown_customer(admin, upstream):
     }
 
 
-def test_api_down_leaves_the_mirror_unchanged(admin, customer_id, monkeypatch):
-    def timeout(*args, **kwargs):
-        raise ApiTimeout("No answer")
-
-    monkeypatch.setattr(PaymentsApiClient, "create_payment_account", timeout)
+def test_api_down_leaves_the_mirror_unchanged(admin, customer_id, faulty_upstream):
+    faulty_upstream.fail("slow")
     response = admin.post(CREATE, wallet_form(customer_id))
     assert response.status_code == 200
-    assert list(response.context["form"].non_field_errors()) == ["The Payments API did not answer; try again."]
-    assert "The Payments API did not answer; try again." in response.content.decode()
+    # The request went out and its answer was lost: the account may exist upstream now.
+    message = (
+        "The Payments API did not answer, so this may have gone through: "
+        "refresh (or wait for the next sync) before trying again."
+    )
+    assert list(response.context["form"].non_field_errors()) == [message]
+    assert message in response.content.decode() and "timed out" not in response.content.decode()
+    assert len(faulty_upstream.sent("POST", "/payment-accounts")) == 1  # a create is never sent twice
     assert not PaymentAccount.objects.exists()
     event = AuditEvent.objects.get(action="payment_account.create")
     assert event.outcome == "failure" and event.details == {"error": "ApiTimeout"}
@@ -176,17 +180,14 @@ def test_bank_account_with_numbers_shows_only_the_mask(admin, customer_id):
     assert "000123456789" not in listing
 
 
-def test_a_full_number_echoed_by_the_api_never_reaches_the_mirror(admin, customer_id, monkeypatch):
-    real = PaymentsApiClient.create_payment_account
+def test_a_full_number_echoed_by_the_api_never_reaches_the_mirror(admin, customer_id, faulty_upstream):
+    def echoing(request):
+        answer = faulty_upstream.to_sandbox(request)
+        body = json.loads(answer.read())
+        body["externalBankAccount"].update(bankAccountNumber="000123456789", bankRoutingNumber=ROUTING)
+        return httpx.Response(answer.status_code, json=body)
 
-    def echoing(self, **kwargs):
-        account = real(self, **kwargs)
-        bank = account.external_bank_account.model_copy(
-            update={"bank_account_number": "000123456789", "bank_routing_number": ROUTING}
-        )
-        return account.model_copy(update={"external_bank_account": bank})
-
-    monkeypatch.setattr(PaymentsApiClient, "create_payment_account", echoing)
+    faulty_upstream.answer(echoing)
     assert admin.post(CREATE, bank_form(customer_id)).status_code == 302
     details = PaymentAccount.objects.get().details
     assert "000123456789" not in str(details)
@@ -261,16 +262,12 @@ def test_refresh_of_an_active_account(admin, upstream, customer_id):
     assert AuditEvent.objects.filter(action="payment_account.refresh", outcome="success").count() == 1
 
 
-def test_refresh_when_the_api_is_down(admin, upstream, customer_id, monkeypatch):
+def test_refresh_when_the_api_is_down(admin, upstream, customer_id, faulty_upstream):
     make_account(upstream, customer_id, "wallet")
     sync_payment_accounts()
     account = PaymentAccount.objects.get()
     before = mirror_snapshot()
-
-    def timeout(*args, **kwargs):
-        raise ApiTimeout("No answer")
-
-    monkeypatch.setattr(PaymentsApiClient, "get_payment_account", timeout)
+    faulty_upstream.fail("slow")
     response = admin.post(reverse("payments-refresh-payment-account", args=[account.pk]), follow=True)
     assert "The Payments API did not answer; try again." in response.content.decode()
     assert mirror_snapshot() == before
@@ -352,23 +349,19 @@ def test_detail_page_loads_balances_after_rendering(client_as, upstream, custome
     assert "<html" in full.content.decode() and "3.250000" in full.content.decode()
 
 
-def test_balances_when_the_api_is_down(client_as, upstream, customer_id, monkeypatch):
+def test_balances_when_the_api_is_down(client_as, upstream, customer_id, faulty_upstream):
     make_account(upstream, customer_id, "wallet")
     sync_payment_accounts()
     account = PaymentAccount.objects.get()
-    calls = []
-
-    def timeout(self, **kwargs):
-        calls.append(self.max_retries)
-        raise ApiTimeout("No answer")
-
-    monkeypatch.setattr(PaymentsApiClient, "get_payment_account_balance", timeout)
+    faulty_upstream.fail("slow")
     response = client_as("operations").get(
         reverse("payments-view-payment-account-balances", args=[account.pk]), headers={"HX-Request": "true"}
     )
     assert response.status_code == 200
     assert "The Payments API did not answer; try again." in response.content.decode()
-    assert calls == [0]  # no retries: the page is waiting
+    # One try with a short timeout, no retry: the page is waiting.
+    assert len(faulty_upstream.requests) == 1 and faulty_upstream.sleeps == []
+    assert faulty_upstream.requests[0].extensions["timeout"]["read"] == 3.0
 
 
 # --- List -------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Two executes of one quote at once give one transaction.
 
-On PostgreSQL (CI sets DATABASE_URL) two threads, each with its own connection and its own
-logged-in client, meet at a barrier right before POST /transactions, so both requests are in
-flight together. SQLite has no real concurrent writers: there the two executes run one after
+On PostgreSQL (CI sets DATABASE_URL) two threads, each with its own connection, its own
+logged-in client and its own circuit breaker (as two server processes would have), meet at a
+barrier in the transport right before POST /transactions reaches the sandbox, so both
+requests are in flight together. SQLite has no real concurrent writers: there the two executes run one after
 the other with the same idempotency key, which checks the replay, not the race.
 """
 
@@ -14,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from payments.models import Quote, Transaction
-from paymentsapi.client import PaymentsApiClient
+from paymentsapi import make_breaker
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 ON_POSTGRESQL = connection.vendor == "postgresql"
@@ -23,6 +24,21 @@ ON_POSTGRESQL = connection.vendor == "postgresql"
 @pytest.fixture(autouse=True)
 def _reviews_wait(settings):
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
+
+
+class BreakerPerThread:
+    """One breaker for each thread. A pybreaker breaker holds its lock for the whole call, so
+    threads sharing one never have two requests in flight: two processes do."""
+
+    reset_timeout = 30
+
+    def __init__(self):
+        self._local = threading.local()
+
+    def call(self, func, *args, **kwargs):
+        if not hasattr(self._local, "breaker"):
+            self._local.breaker = make_breaker()
+        return self._local.breaker.call(func, *args, **kwargs)
 
 
 def _quote(upstream, user) -> Quote:
@@ -35,17 +51,18 @@ def _quote(upstream, user) -> Quote:
 
 @pytest.mark.skipif(not ON_POSTGRESQL, reason="threads need PostgreSQL; see the SQLite test below")
 @pytest.mark.django_db(transaction=True)
-def test_two_simultaneous_executes_make_one_transaction_on_postgresql(upstream, make_staff, monkeypatch):
+def test_two_simultaneous_executes_make_one_transaction_on_postgresql(upstream, faulty_upstream, make_staff):
     alice, bob = make_staff("operations", "alice"), make_staff("admin", "bob")
     quote = _quote(upstream, alice)
     barrier = threading.Barrier(2, timeout=10)
-    original = PaymentsApiClient.create_transaction
 
-    def at_once(self, **kwargs):
-        barrier.wait()
-        return original(self, **kwargs)
+    def at_once(request):
+        if (request.method, request.url.path) == ("POST", "/sandbox/transactions"):
+            barrier.wait()
+        return faulty_upstream.to_sandbox(request)
 
-    monkeypatch.setattr(PaymentsApiClient, "create_transaction", at_once)
+    faulty_upstream.answer(at_once)
+    faulty_upstream.client.breaker = BreakerPerThread()
     answers, errors = [], []
 
     def execute(user):

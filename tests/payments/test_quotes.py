@@ -1,14 +1,12 @@
 """Quote builder → quote → execute, against the sandbox (the `upstream` fixture)."""
 
 import uuid
-from unittest import mock
 
 import pytest
 from django.urls import reverse
 
 from core.models import AuditEvent
 from payments.models import Quote, Transaction
-from paymentsapi import ApiTimeout
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 
@@ -185,15 +183,17 @@ def test_inactive_customer_execute_is_refused_and_the_mirror_unchanged(client_as
     assert not Transaction.objects.exists()
 
 
-def test_execute_after_a_timeout_is_safe_to_retry(client_as, setup):
+def test_execute_after_a_timeout_is_safe_to_retry(client_as, setup, faulty_upstream):
     client = client_as("operations")
     quote = _create_quote(client, setup)
     url = reverse("payments-execute-quote", args=[quote.quote_id])
-    with mock.patch("paymentsapi.client.PaymentsApiClient.create_transaction", side_effect=ApiTimeout("no answer")):
-        html = client.post(url, {}, follow=True).content.decode()
-    assert "The execute did not go through: The Payments API did not answer; try again." in html
-    assert "Executing again is safe" in html
+    faulty_upstream.fail("slow")
+    html = client.post(url, {}, follow=True).content.decode()
+    assert "The Payments API did not answer, so this may have gone through; trying again is safe." in html
     assert not Transaction.objects.exists()
+    keys = {request.headers["x-idempotency-key"] for request in faulty_upstream.sent("POST", "/transactions")}
+    assert keys == {str(quote.idempotency_key)}
+    faulty_upstream.fail(None)
     client.post(url, {})
     assert Transaction.objects.count() == 1
 

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from paymentsapi import ApiUnavailable, PaymentsApiClient
+from tests.upstream import api_error
 
 URL = reverse("payments-calculate-exchange-rate")
 
@@ -24,11 +24,11 @@ def query(**fields):
     }
 
 
-def test_empty_page_calls_nothing(client_as, monkeypatch):
-    monkeypatch.setattr(PaymentsApiClient, "get_exchange_rate", None)
+def test_empty_page_calls_nothing(client_as, faulty_upstream):
     response = client_as("operations").get(URL)
     assert response.status_code == 200
     assert '<label for="id_source_payment_method">From (rail or chain):</label>' in response.content.decode()
+    assert faulty_upstream.requests == []
 
 
 def test_rate_without_amount(reader):
@@ -61,10 +61,10 @@ def test_offramp_from_a_chain_to_a_rail(reader):
     assert "ETH (ETHEREUM) → EUR (SEPA)" in response.content.decode()
 
 
-def test_a_chain_needs_its_token(reader, monkeypatch):
-    monkeypatch.setattr(PaymentsApiClient, "get_exchange_rate", None)
+def test_a_chain_needs_its_token(reader, faulty_upstream):
     response = reader.get(URL, query(destination_currency=""))
     assert response.context["form"].errors == {"destination_currency": ["Name the token for a chain (USDC, ETH, ...)."]}
+    assert faulty_upstream.requests == []
 
 
 def test_fiat_to_fiat_is_refused_by_the_api(reader):
@@ -82,15 +82,12 @@ def test_api_validation_errors_land_on_their_fields(reader):
     assert list(response.context["form"].errors) == ["destination_currency"]
 
 
-def test_api_down(reader, monkeypatch):
-    def down(*args, **kwargs):
-        raise ApiUnavailable("503")
-
-    monkeypatch.setattr(PaymentsApiClient, "get_exchange_rate", down)
+def test_api_down(reader, faulty_upstream):
+    faulty_upstream.answer(api_error(503, "SERVICE_UNAVAILABLE", "upstream connect error"))
     response = reader.get(URL, query(), headers={"HX-Request": "true"})
     html = response.content.decode()
     assert response.status_code == 200
-    assert "The Payments API did not answer; try again." in html
+    assert "The Payments API did not answer; try again." in html and "upstream connect error" not in html
     assert "<html" not in html and 'id="calculator"' in html
 
 

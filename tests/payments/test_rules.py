@@ -6,7 +6,6 @@ from django.urls import reverse
 from core.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import AutomationRule
-from paymentsapi import ApiConnectionError, PaymentsApiClient
 from tests.payments.account_fixtures import make_account, make_customer
 
 CREATE = reverse("payments-create-automation-rule")
@@ -96,15 +95,13 @@ def test_threshold_rule_amounts_are_decimals(admin, setup):
         ({"developer_fee": "1.555"}, {"developer_fee": ["Ensure that there are no more than 2 decimal places."]}),
     ],
 )  # fmt: skip
-def test_local_validation_before_the_api(admin, setup, monkeypatch, fields, errors):
-    def never(*args, **kwargs):
-        raise AssertionError("the API must not be called")
-
-    monkeypatch.setattr(PaymentsApiClient, "create_automation_rule", never)
+def test_local_validation_before_the_api(admin, setup, faulty_upstream, fields, errors):
+    faulty_upstream.fail("down")
     response = admin.post(CREATE, rule_form(setup, **fields))
     assert response.status_code == 200
     assert errors_of(response) == errors
     assert not AutomationRule.objects.exists()
+    assert faulty_upstream.requests == [], "the API must not be called"
 
 
 def test_api_validation_errors_land_on_their_fields(admin, setup):
@@ -130,14 +127,16 @@ def test_inactive_customer(admin, upstream, setup):
     assert not AutomationRule.objects.exists()
 
 
-def test_api_down_on_create(admin, setup, monkeypatch):
-    def refused(*args, **kwargs):
-        raise ApiConnectionError("refused")
-
-    monkeypatch.setattr(PaymentsApiClient, "create_automation_rule", refused)
+def test_api_down_on_create(admin, setup, faulty_upstream):
+    faulty_upstream.fail("down")
     response = admin.post(CREATE, rule_form(setup))
-    assert list(response.context["form"].non_field_errors()) == ["The Payments API did not answer; try again."]
+    assert list(response.context["form"].non_field_errors()) == [
+        "The Payments API could not be reached; nothing was changed. Try again in a minute."
+    ]
+    assert "Errno" not in response.content.decode()
     assert not AutomationRule.objects.exists()
+    event = AuditEvent.objects.get(action="automation_rule.create")
+    assert (event.outcome, event.details) == ("failure", {"error": "ApiConnectionError"})
 
 
 def test_admin_edits_a_rule_with_put(admin, upstream, setup):

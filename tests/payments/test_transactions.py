@@ -3,7 +3,6 @@
 import csv
 import datetime as dt
 import io
-from unittest import mock
 
 import pytest
 from django.urls import reverse
@@ -11,7 +10,6 @@ from django.utils import timezone
 
 from core.models import AuditEvent
 from payments.models import Quote, Transaction
-from paymentsapi import ApiUnavailable
 from tests.factories import CustomerFactory, TransactionFactory
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
@@ -93,33 +91,31 @@ def test_cancel_refused_by_the_api_shows_its_message_and_takes_the_apis_state(ex
         reverse("payments-cancel-transaction", args=[tx.transaction_id]), {"reason": "late"}, follow=True
     )
     html = response.content.decode()
-    assert "The API refused the cancel:" in html and "PROCESSING" in html
+    assert "The Payments API refused this:" in html and "PROCESSING" in html
     # The refusal says the mirror was behind: it now shows the API's state (the issue wants
     # the mirror to end equal to the API when a cancel races a state change).
     assert Transaction.objects.get(pk=tx.pk).status == "PROCESSING"
     assert [c.new_status for c in tx.status_changes.order_by("id")] == ["AWAITING_TRANSFER", "PROCESSING"]
     event = AuditEvent.objects.get(action="transaction.cancel")
-    assert event.outcome == "failure" and event.details["code"] == "BAD_REQUEST"
+    assert event.outcome == "failure" and event.details == {"reason": "late", "error": "BAD_REQUEST"}
 
 
-def test_cancel_of_a_final_transaction_is_refused_without_calling_the_api(client_as):
+def test_cancel_of_a_final_transaction_is_refused_without_calling_the_api(client_as, faulty_upstream):
     tx = TransactionFactory(status="COMPLETED")
-    with mock.patch("paymentsapi.client.PaymentsApiClient.cancel_transaction") as cancel:
-        response = client_as("admin").post(
-            reverse("payments-cancel-transaction", args=[tx.transaction_id]), {"reason": "x"}, follow=True
-        )
-    cancel.assert_not_called()
+    response = client_as("admin").post(
+        reverse("payments-cancel-transaction", args=[tx.transaction_id]), {"reason": "x"}, follow=True
+    )
+    assert faulty_upstream.requests == []
     assert "A completed transaction cannot be cancelled." in response.content.decode()
 
 
-def test_refresh_when_the_api_is_down_keeps_the_mirror(executed):
+def test_refresh_when_the_api_is_down_keeps_the_mirror(executed, faulty_upstream):
     client, tx = executed
     before = Transaction.objects.values().get(pk=tx.pk)
-    with mock.patch("paymentsapi.client.PaymentsApiClient.get_transaction", side_effect=ApiUnavailable("down")):
-        html = client.post(
-            reverse("payments-refresh-transaction", args=[tx.transaction_id]), follow=True
-        ).content.decode()
+    faulty_upstream.fail("slow")
+    html = client.post(reverse("payments-refresh-transaction", args=[tx.transaction_id]), follow=True).content.decode()
     assert "Could not refresh: The Payments API did not answer; try again." in html
+    assert len(faulty_upstream.sent("GET", tx.transaction_id)) == 3  # a read: tried again twice
     assert Transaction.objects.values().get(pk=tx.pk) == before
 
 

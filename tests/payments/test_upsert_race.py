@@ -7,7 +7,7 @@ from django.db import connection, connections
 
 from core.mirrored import Source
 from payments.models import Transaction, TransactionStatusChange
-from payments.services import transactions_upsert
+from payments.upserts import transactions_upsert
 from paymentsapi import types as api
 
 

@@ -59,14 +59,14 @@ KYC = KycData(
 def new_customer(client, **options):
     fields = {"customer_type": "INDIVIDUAL", "email": f"{uuid.uuid4().hex[:8]}@example.com"}
     fields |= {"first_name": "Ada", "last_name": "Lovelace"}
-    return client.create_customer(**(fields | options))
+    return client.customers.create(**(fields | options))
 
 
 def active_customer(client, helpers):
     customer = new_customer(client, kyc_data=KYC)
-    if client.get_customer(customer_id=customer.customer_id).customer_status == CustomerStatus.UNDER_REVIEW:
+    if client.customers.get(customer_id=customer.customer_id).customer_status == CustomerStatus.UNDER_REVIEW:
         helpers.review(customer.customer_id, "ACTIVE")
-    customer = client.get_customer(customer_id=customer.customer_id)
+    customer = client.customers.get(customer_id=customer.customer_id)
     assert customer.customer_status == CustomerStatus.ACTIVE
     return customer
 
@@ -81,7 +81,7 @@ def bank_account(client, customer_id, *, with_numbers=True):
     }
     if with_numbers:
         sub |= {"bankAccountNumber": "000123456789", "bankRoutingNumber": ROUTING_NUMBER}
-    return client.create_payment_account(
+    return client.payment_accounts.create(
         customer_id=customer_id,
         payment_account_type=PaymentAccountType.EXTERNAL_BANK_ACCOUNT,
         nickname="Checking",
@@ -90,7 +90,7 @@ def bank_account(client, customer_id, *, with_numbers=True):
 
 
 def crypto_wallet(client, customer_id):
-    return client.create_payment_account(
+    return client.payment_accounts.create(
         customer_id=customer_id,
         payment_account_type=PaymentAccountType.EXTERNAL_CRYPTO_WALLET,
         nickname="Wallet",
@@ -99,7 +99,7 @@ def crypto_wallet(client, customer_id):
 
 
 def offramp_quote(client, customer_id, source_id, destination_id, amount=Decimal("100.00")):
-    return client.create_quote(
+    return client.quotes.create(
         customer_id=customer_id,
         source=QuoteSource(
             source_currency="USDC",
@@ -129,14 +129,14 @@ def test_unknown_key_is_unauthorized(make_sandbox_client):
     client = make_sandbox_client("sbx_nothere_" + "x" * 32)
 
     with pytest.raises(Unauthorized) as caught:
-        client.list_customers()
+        client.customers.list()
 
     assert caught.value.status == 401 and caught.value.code == "UNAUTHORIZED"
 
 
 def test_no_key_is_unauthorized(make_sandbox_client):
     with pytest.raises(Unauthorized):
-        make_sandbox_client("").list_customers()
+        make_sandbox_client("").customers.list()
 
 
 def test_read_only_key_cannot_write(make_sandbox_client):
@@ -148,7 +148,7 @@ def test_another_organizations_customer_is_forbidden(sandbox_client, make_sandbo
     customer = new_customer(sandbox_client)
 
     with pytest.raises(Forbidden):
-        make_sandbox_client().get_customer(customer_id=customer.customer_id)
+        make_sandbox_client().customers.get(customer_id=customer.customer_id)
 
 
 # --- Customers ---------------------------------------------------------------------------------
@@ -163,25 +163,25 @@ def test_create_and_read_a_customer(sandbox_client):
     assert created.verification_link.startswith("http")
     assert created.updated_at.tzinfo is not None
 
-    read = sandbox_client.get_customer(customer_id=created.customer_id)
+    read = sandbox_client.customers.get(customer_id=created.customer_id)
     assert read.customer_id == created.customer_id
     assert read.organization_id == created.organization_id
     assert read.available_payment_methods is None  # only with includePaymentMethods=true
 
-    with_methods = sandbox_client.get_customer(customer_id=created.customer_id, include_payment_methods=True)
+    with_methods = sandbox_client.customers.get(customer_id=created.customer_id, include_payment_methods=True)
     assert with_methods.available_payment_methods == []  # not ACTIVE yet
 
 
 def test_active_customer_has_payment_methods(sandbox_client, helpers):
     customer = active_customer(sandbox_client, helpers)
 
-    read = sandbox_client.get_customer(customer_id=customer.customer_id, include_payment_methods=True)
+    read = sandbox_client.customers.get(customer_id=customer.customer_id, include_payment_methods=True)
 
     assert {"ACH", "WIRE", "BASE", "ETHEREUM"} <= set(read.available_payment_methods)
 
 
 def test_create_business_customer(sandbox_client):
-    customer = sandbox_client.create_customer(
+    customer = sandbox_client.customers.create(
         customer_type=CustomerType.BUSINESS, email="ops@acme.example", business_name="Acme Ltd"
     )
 
@@ -190,7 +190,7 @@ def test_create_business_customer(sandbox_client):
 
 def test_create_customer_validation_error_names_the_field(sandbox_client):
     with pytest.raises(ValidationFailed) as caught:
-        sandbox_client.create_customer(customer_type="BUSINESS", email="ops@acme.example")
+        sandbox_client.customers.create(customer_type="BUSINESS", email="ops@acme.example")
 
     assert ("businessName",) in [error.path for error in caught.value.field_errors]
 
@@ -209,7 +209,7 @@ def test_kyc_without_the_national_id_triple_is_rejected(sandbox_client):
 def test_update_customer_kyc_starts_the_review(sandbox_client):
     customer = new_customer(sandbox_client)
 
-    updated = sandbox_client.update_customer(customer_id=customer.customer_id, kyc_data=KYC)
+    updated = sandbox_client.customers.update(customer_id=customer.customer_id, kyc_data=KYC)
 
     assert updated.customer_id == customer.customer_id
     assert updated.customer_status == CustomerStatus.UNDER_REVIEW
@@ -223,7 +223,7 @@ def test_review_issues_are_read_as_verification_issues(sandbox_client, helpers):
         [{"code": "DOCUMENT_MISSING_BACK", "message": "Upload the back of the ID"}],
     )
 
-    read = sandbox_client.get_customer(customer_id=customer.customer_id)
+    read = sandbox_client.customers.get(customer_id=customer.customer_id)
 
     assert read.customer_status == CustomerStatus.NEEDS_ADDITIONAL_INFORMATION
     assert [issue.code for issue in read.verification_issues] == ["DOCUMENT_MISSING_BACK"]
@@ -234,7 +234,7 @@ def test_update_customer_validation_error(sandbox_client):
     customer = new_customer(sandbox_client)
 
     with pytest.raises(ValidationFailed) as caught:
-        sandbox_client.update_customer(customer_id=customer.customer_id, kyc_data={"nationalIdType": "ssn"})
+        sandbox_client.customers.update(customer_id=customer.customer_id, kyc_data={"nationalIdType": "ssn"})
 
     assert "kycData.nationalIdNumber" in caught.value.messages_by_field()
 
@@ -243,7 +243,7 @@ def test_unknown_customer_is_not_found(sandbox_client):
     missing = str(uuid.uuid4())
 
     with pytest.raises(NotFound) as caught:
-        sandbox_client.get_customer(customer_id=missing)
+        sandbox_client.customers.get(customer_id=missing)
 
     assert missing in caught.value.message
 
@@ -251,19 +251,19 @@ def test_unknown_customer_is_not_found(sandbox_client):
 def test_list_and_iterate_customers(sandbox_client):
     ids = {new_customer(sandbox_client).customer_id for _ in range(5)}
 
-    first = sandbox_client.list_customers(page_size=2)
+    first = sandbox_client.customers.list(page_size=2)
     assert len(first.items) == 2 and first.next_page_token
     assert all(c.available_payment_methods is not None for c in first.items)  # present in list items
 
-    assert {c.customer_id for c in sandbox_client.iter_customers(page_size=2)} == ids
+    assert {c.customer_id for c in sandbox_client.customers.iter(page_size=2)} == ids
     organization = first.items[0].organization_id
-    assert {c.customer_id for c in sandbox_client.iter_customers(organization_id=organization)} == ids
+    assert {c.customer_id for c in sandbox_client.customers.iter(organization_id=organization)} == ids
 
 
 def test_last_page_has_no_token(sandbox_client):
     new_customer(sandbox_client)
 
-    page = sandbox_client.list_customers(page_size=100)
+    page = sandbox_client.customers.list(page_size=100)
 
     assert len(page.items) == 1 and page.next_page_token is None
 
@@ -271,7 +271,7 @@ def test_last_page_has_no_token(sandbox_client):
 @pytest.mark.parametrize("size", [0, 101])
 def test_page_size_out_of_range_is_a_validation_error(sandbox_client, size):
     with pytest.raises(ValidationFailed) as caught:
-        sandbox_client.list_customers(page_size=size)
+        sandbox_client.customers.list(page_size=size)
 
     assert caught.value.field_errors[0].path == ("pageSize",)
     assert caught.value.field_errors[0].location == "query"
@@ -292,7 +292,7 @@ def test_external_crypto_wallet(sandbox_client):
     assert wallet.external_crypto_wallet.currency.label == "USDC"
     assert wallet.external_crypto_wallet.currency.chain == "BASE"
     assert wallet.customer_id == customer.customer_id
-    read = sandbox_client.get_payment_account(payment_account_id=wallet.payment_account_id)
+    read = sandbox_client.payment_accounts.get(payment_account_id=wallet.payment_account_id)
     assert read.external_crypto_wallet == wallet.external_crypto_wallet
 
 
@@ -320,7 +320,7 @@ def test_bank_account_without_numbers_is_pending_with_a_form_link(sandbox_client
 
 def test_service_crypto_wallet_balance_after_funding(sandbox_client, helpers):
     customer = active_customer(sandbox_client, helpers)
-    wallet = sandbox_client.create_payment_account(
+    wallet = sandbox_client.payment_accounts.create(
         customer_id=customer.customer_id,
         payment_account_type=PaymentAccountType.SERVICE_CRYPTO_WALLET,
         service_crypto_wallet={"chain": "BASE"},
@@ -328,7 +328,7 @@ def test_service_crypto_wallet_balance_after_funding(sandbox_client, helpers):
     assert wallet.service_crypto_wallet.address.chain == "BASE"
     helpers.fund(wallet.payment_account_id, currency="USDC", chain="BASE", amount=Decimal("12.345678"))
 
-    balance = sandbox_client.get_payment_account_balance(
+    balance = sandbox_client.payment_accounts.get_balance(
         payment_account_id=wallet.payment_account_id, chain="BASE", currency="USDC"
     )
 
@@ -340,14 +340,14 @@ def test_service_crypto_wallet_balance_after_funding(sandbox_client, helpers):
 
 def test_balance_with_a_wrong_chain_is_refused(sandbox_client, helpers):
     customer = active_customer(sandbox_client, helpers)
-    wallet = sandbox_client.create_payment_account(
+    wallet = sandbox_client.payment_accounts.create(
         customer_id=customer.customer_id,
         payment_account_type=PaymentAccountType.SERVICE_CRYPTO_WALLET,
         service_crypto_wallet={"chain": "BASE"},
     )
 
     with pytest.raises((ValidationFailed, BadRequest)):
-        sandbox_client.get_payment_account_balance(payment_account_id=wallet.payment_account_id, chain="base")
+        sandbox_client.payment_accounts.get_balance(payment_account_id=wallet.payment_account_id, chain="base")
 
 
 def test_list_payment_accounts_by_customer(sandbox_client):
@@ -355,21 +355,21 @@ def test_list_payment_accounts_by_customer(sandbox_client):
     mine = {crypto_wallet(sandbox_client, one.customer_id).payment_account_id for _ in range(3)}
     crypto_wallet(sandbox_client, other.customer_id)
 
-    page = sandbox_client.list_payment_accounts(customer_id=one.customer_id, page_size=2)
+    page = sandbox_client.payment_accounts.list(customer_id=one.customer_id, page_size=2)
     assert len(page.items) == 2 and page.next_page_token
 
     found = {
-        a.payment_account_id for a in sandbox_client.iter_payment_accounts(customer_id=one.customer_id, page_size=2)
+        a.payment_account_id for a in sandbox_client.payment_accounts.iter(customer_id=one.customer_id, page_size=2)
     }
     assert found == mine
-    assert len(list(sandbox_client.iter_payment_accounts())) == 4
+    assert len(list(sandbox_client.payment_accounts.iter())) == 4
 
 
 def test_payment_account_validation_error(sandbox_client):
     customer = new_customer(sandbox_client)
 
     with pytest.raises(ValidationFailed) as caught:
-        sandbox_client.create_payment_account(
+        sandbox_client.payment_accounts.create(
             customer_id=customer.customer_id, payment_account_type=PaymentAccountType.EXTERNAL_CRYPTO_WALLET
         )
 
@@ -378,7 +378,7 @@ def test_payment_account_validation_error(sandbox_client):
 
 def test_unknown_payment_account_is_not_found(sandbox_client):
     with pytest.raises(NotFound):
-        sandbox_client.get_payment_account(payment_account_id=str(uuid.uuid4()))
+        sandbox_client.payment_accounts.get(payment_account_id=str(uuid.uuid4()))
 
 
 # --- Exchange rates and quotes -----------------------------------------------------------------
@@ -392,8 +392,8 @@ def test_exchange_rate_without_and_with_amount(sandbox_client):
         "destination_currency": "USD",
     }
 
-    bare = sandbox_client.get_exchange_rate(**query)
-    priced = sandbox_client.get_exchange_rate(**query, source_amount=Decimal("250.00"))
+    bare = sandbox_client.exchange_rates.get(**query)
+    priced = sandbox_client.exchange_rates.get(**query, source_amount=Decimal("250.00"))
 
     assert isinstance(bare.exchange_rate, Decimal) and bare.exchange_rate > 0
     assert bare.destination_amount is None and bare.fees is None
@@ -406,7 +406,7 @@ def test_exchange_rate_without_and_with_amount(sandbox_client):
 
 def test_exchange_rate_with_an_unknown_method_is_refused(sandbox_client):
     with pytest.raises(ValidationFailed) as caught:
-        sandbox_client.get_exchange_rate(
+        sandbox_client.exchange_rates.get(
             source_currency="USDC",
             source_payment_method="NOT_A_RAIL",
             destination_payment_method="ACH",
@@ -426,14 +426,14 @@ def test_create_quote(sandbox_client, funded):
     assert Decimal(0) < quote.destination_amount < Decimal(100)
     assert quote.fees.service_fee.fee_amount > 0
     assert quote.fees.developer_fee.fee_amount == 0
-    lifetime = quote.expires_at - sandbox_client.get_customer(customer_id=customer.customer_id).updated_at
+    lifetime = quote.expires_at - sandbox_client.customers.get(customer_id=customer.customer_id).updated_at
     assert timedelta(minutes=4) < lifetime <= timedelta(minutes=6)
 
 
 def test_quote_with_a_developer_fee(sandbox_client, funded):
     customer, wallet, bank = funded
 
-    quote = sandbox_client.create_quote(
+    quote = sandbox_client.quotes.create(
         customer_id=customer.customer_id,
         source={
             "sourceCurrency": "USDC",
@@ -468,7 +468,7 @@ def test_offramp_transaction_with_crypto_instructions(sandbox_client, funded):
     customer, wallet, bank = funded
     quote = offramp_quote(sandbox_client, customer.customer_id, wallet.payment_account_id, bank.payment_account_id)
 
-    transaction = sandbox_client.create_transaction(quote_id=quote.quote_id, correlation_id="order-1")
+    transaction = sandbox_client.transactions.create(quote_id=quote.quote_id, correlation_id="order-1")
 
     assert transaction.transaction_status == TransactionStatus.AWAITING_TRANSFER
     assert transaction.quote_id == quote.quote_id
@@ -481,13 +481,13 @@ def test_offramp_transaction_with_crypto_instructions(sandbox_client, funded):
     assert isinstance(instructions, CryptoTransferInstructions)
     assert instructions.deposit_address and instructions.chain == "BASE"
     assert instructions.amount == Decimal("100.00")
-    read = sandbox_client.get_transaction(transaction_id=transaction.transaction_id)
+    read = sandbox_client.transactions.get(transaction_id=transaction.transaction_id)
     assert read.transaction_id == transaction.transaction_id
 
 
 def test_onramp_transaction_with_fiat_instructions(sandbox_client, funded):
     customer, wallet, bank = funded
-    quote = sandbox_client.create_quote(
+    quote = sandbox_client.quotes.create(
         customer_id=customer.customer_id,
         source=QuoteSource(
             source_currency="USD",
@@ -502,7 +502,7 @@ def test_onramp_transaction_with_fiat_instructions(sandbox_client, funded):
         ),
     )
 
-    transaction = sandbox_client.create_transaction(quote_id=quote.quote_id)
+    transaction = sandbox_client.transactions.create(quote_id=quote.quote_id)
 
     instructions = transaction.transfer_instructions
     assert isinstance(instructions, FiatTransferInstructions)
@@ -515,8 +515,8 @@ def test_same_idempotency_key_replays_the_first_answer(sandbox_client, funded):
     customer, wallet, bank = funded
     quote = offramp_quote(sandbox_client, customer.customer_id, wallet.payment_account_id, bank.payment_account_id)
 
-    first = sandbox_client.create_transaction(quote_id=quote.quote_id, idempotency_key="key-1")
-    again = sandbox_client.create_transaction(quote_id=quote.quote_id, idempotency_key="key-1")
+    first = sandbox_client.transactions.create(quote_id=quote.quote_id, idempotency_key="key-1")
+    again = sandbox_client.transactions.create(quote_id=quote.quote_id, idempotency_key="key-1")
 
     assert again.transaction_id == first.transaction_id
 
@@ -524,19 +524,19 @@ def test_same_idempotency_key_replays_the_first_answer(sandbox_client, funded):
 def test_same_idempotency_key_with_another_body_is_refused(sandbox_client, funded):
     customer, wallet, bank = funded
     quote = offramp_quote(sandbox_client, customer.customer_id, wallet.payment_account_id, bank.payment_account_id)
-    sandbox_client.create_transaction(quote_id=quote.quote_id, idempotency_key="key-2")
+    sandbox_client.transactions.create(quote_id=quote.quote_id, idempotency_key="key-2")
 
     with pytest.raises(BadRequest):
-        sandbox_client.create_transaction(quote_id=quote.quote_id, correlation_id="other", idempotency_key="key-2")
+        sandbox_client.transactions.create(quote_id=quote.quote_id, correlation_id="other", idempotency_key="key-2")
 
 
 def test_a_used_quote_is_refused(sandbox_client, funded):
     customer, wallet, bank = funded
     quote = offramp_quote(sandbox_client, customer.customer_id, wallet.payment_account_id, bank.payment_account_id)
-    sandbox_client.create_transaction(quote_id=quote.quote_id)
+    sandbox_client.transactions.create(quote_id=quote.quote_id)
 
     with pytest.raises(BadRequest, match="already been used"):
-        sandbox_client.create_transaction(quote_id=quote.quote_id)
+        sandbox_client.transactions.create(quote_id=quote.quote_id)
 
 
 def test_an_expired_quote_is_refused(sandbox_client, helpers, funded):
@@ -545,32 +545,32 @@ def test_an_expired_quote_is_refused(sandbox_client, helpers, funded):
     helpers.advance_clock(301)
 
     with pytest.raises(BadRequest, match="expired"):
-        sandbox_client.create_transaction(quote_id=quote.quote_id)
+        sandbox_client.transactions.create(quote_id=quote.quote_id)
 
 
 def test_cancel_a_transaction(sandbox_client, funded):
     customer, wallet, bank = funded
     quote = offramp_quote(sandbox_client, customer.customer_id, wallet.payment_account_id, bank.payment_account_id)
-    transaction = sandbox_client.create_transaction(quote_id=quote.quote_id)
+    transaction = sandbox_client.transactions.create(quote_id=quote.quote_id)
 
-    result = sandbox_client.cancel_transaction(transaction_id=transaction.transaction_id)
+    result = sandbox_client.transactions.cancel(transaction_id=transaction.transaction_id)
 
     assert transaction.transaction_id in result.message
-    read = sandbox_client.get_transaction(transaction_id=transaction.transaction_id)
+    read = sandbox_client.transactions.get(transaction_id=transaction.transaction_id)
     assert read.transaction_status == TransactionStatus.CANCELLED
     with pytest.raises(BadRequest, match="CANCELLED"):
-        sandbox_client.cancel_transaction(transaction_id=transaction.transaction_id)
+        sandbox_client.transactions.cancel(transaction_id=transaction.transaction_id)
 
 
 def test_a_processing_transaction_cannot_be_cancelled(sandbox_client, helpers, funded):
     customer, wallet, bank = funded
     quote = offramp_quote(sandbox_client, customer.customer_id, wallet.payment_account_id, bank.payment_account_id)
-    transaction = sandbox_client.create_transaction(quote_id=quote.quote_id)
+    transaction = sandbox_client.transactions.create(quote_id=quote.quote_id)
     helpers.advance_transaction(transaction.transaction_id, "PROCESSING")
 
     with pytest.raises(BadRequest, match="PROCESSING"):
-        sandbox_client.cancel_transaction(transaction_id=transaction.transaction_id)
-    read = sandbox_client.get_transaction(transaction_id=transaction.transaction_id)
+        sandbox_client.transactions.cancel(transaction_id=transaction.transaction_id)
+    read = sandbox_client.transactions.get(transaction_id=transaction.transaction_id)
     assert read.transaction_status == TransactionStatus.PROCESSING
     assert read.expires_at is None
     assert read.source.source_reference_id
@@ -578,7 +578,7 @@ def test_a_processing_transaction_cannot_be_cancelled(sandbox_client, helpers, f
 
 def test_unknown_transaction_is_not_found(sandbox_client):
     with pytest.raises(NotFound):
-        sandbox_client.get_transaction(transaction_id=str(uuid.uuid4()))
+        sandbox_client.transactions.get(transaction_id=str(uuid.uuid4()))
 
 
 # --- Automation rules --------------------------------------------------------------------------
@@ -600,7 +600,7 @@ def test_automation_rule_create_read_list_update(sandbox_client, funded):
     customer, wallet, bank = funded
     template = rule_template(wallet.payment_account_id, bank.payment_account_id)
 
-    rule = sandbox_client.create_automation_rule(
+    rule = sandbox_client.automation_rules.create(
         name="Weekly sweep",
         customer_id=customer.customer_id,
         transaction_template=template,
@@ -613,14 +613,14 @@ def test_automation_rule_create_read_list_update(sandbox_client, funded):
     assert rule.trigger.cron_schedule == "0 9 * * 1"
     assert rule.created_at is not None
 
-    assert sandbox_client.get_automation_rule(rule_id=rule.id).id == rule.id
-    by_customer = sandbox_client.list_automation_rules(customer_id=customer.customer_id)
+    assert sandbox_client.automation_rules.get(rule_id=rule.id).id == rule.id
+    by_customer = sandbox_client.automation_rules.list(customer_id=customer.customer_id)
     assert [r.id for r in by_customer.items] == [rule.id]
-    by_source = list(sandbox_client.iter_automation_rules(source_payment_account_id=wallet.payment_account_id))
+    by_source = list(sandbox_client.automation_rules.iter(source_payment_account_id=wallet.payment_account_id))
     assert [r.id for r in by_source] == [rule.id]
-    assert list(sandbox_client.iter_automation_rules(source_payment_account_id=bank.payment_account_id)) == []
+    assert list(sandbox_client.automation_rules.iter(source_payment_account_id=bank.payment_account_id)) == []
 
-    updated = sandbox_client.update_automation_rule(
+    updated = sandbox_client.automation_rules.update(
         rule_id=rule.id,
         name="Monday sweep",
         customer_id=customer.customer_id,
@@ -630,14 +630,14 @@ def test_automation_rule_create_read_list_update(sandbox_client, funded):
     assert updated.id == rule.id and updated.name == "Monday sweep"
     assert updated.trigger.cron_schedule == "0 10 * * 1"
     assert updated.transaction_template.amount.value == Decimal("30.00")
-    assert sandbox_client.get_automation_rule(rule_id=rule.id).name == "Monday sweep"
+    assert sandbox_client.automation_rules.get(rule_id=rule.id).name == "Monday sweep"
 
 
 def test_automation_rule_validation_error(sandbox_client, funded):
     customer, wallet, bank = funded
 
     with pytest.raises(ValidationFailed) as caught:
-        sandbox_client.create_automation_rule(
+        sandbox_client.automation_rules.create(
             name="",
             customer_id=customer.customer_id,
             transaction_template=rule_template(wallet.payment_account_id, bank.payment_account_id),
@@ -650,37 +650,37 @@ def test_automation_rule_validation_error(sandbox_client, funded):
 
 def test_unknown_automation_rule_is_not_found(sandbox_client):
     with pytest.raises(NotFound):
-        sandbox_client.get_automation_rule(rule_id=str(uuid.uuid4()))
+        sandbox_client.automation_rules.get(rule_id=str(uuid.uuid4()))
 
 
 # --- Webhook endpoints -------------------------------------------------------------------------
 
 
 def test_webhook_endpoint_lifecycle(sandbox_client):
-    created = sandbox_client.create_webhook_endpoint(url="https://hooks.example/payments", events=["customer.update"])
+    created = sandbox_client.webhooks.create(url="https://hooks.example/payments", events=["customer.update"])
 
     assert created.webhook_id
     assert created.secret is not None and created.secret.get_secret_value()
     assert created.events == ["customer.update"]
     assert created.created_at is not None
 
-    read = sandbox_client.get_webhook_endpoint(webhook_id=created.webhook_id)
+    read = sandbox_client.webhooks.get(webhook_id=created.webhook_id)
     assert read.url == "https://hooks.example/payments"
     assert read.secret is None  # shown once
-    assert [e.webhook_id for e in sandbox_client.iter_webhook_endpoints()] == [created.webhook_id]
-    assert sandbox_client.list_webhook_deliveries(webhook_id=created.webhook_id).items == []
+    assert [e.webhook_id for e in sandbox_client.webhooks.iter()] == [created.webhook_id]
+    assert sandbox_client.webhooks.list_deliveries(webhook_id=created.webhook_id).items == []
 
-    sandbox_client.delete_webhook_endpoint(webhook_id=created.webhook_id)
+    sandbox_client.webhooks.delete(webhook_id=created.webhook_id)
     with pytest.raises(NotFound):
-        sandbox_client.get_webhook_endpoint(webhook_id=created.webhook_id)
+        sandbox_client.webhooks.get(webhook_id=created.webhook_id)
 
 
 def test_webhook_deliveries_after_a_customer_change(sandbox_client, helpers):
-    endpoint = sandbox_client.create_webhook_endpoint(url="https://hooks.example/p", events=["customer.update"])
+    endpoint = sandbox_client.webhooks.create(url="https://hooks.example/p", events=["customer.update"])
     customer = new_customer(sandbox_client, kyc_data=KYC)
     helpers.review(customer.customer_id, "ACTIVE")
 
-    deliveries = list(sandbox_client.iter_webhook_deliveries(webhook_id=endpoint.webhook_id))
+    deliveries = list(sandbox_client.webhooks.iter_deliveries(webhook_id=endpoint.webhook_id))
 
     assert deliveries
     assert {d.event_type for d in deliveries} == {"customer.update"}
@@ -717,7 +717,7 @@ def test_create_transaction_retried_after_a_lost_answer_creates_exactly_one(fund
         sleep=lambda _: None,
     )
     quote = offramp_quote(client, customer.customer_id, wallet.payment_account_id, bank.payment_account_id)
-    transaction = client.create_transaction(quote_id=quote.quote_id)
+    transaction = client.transactions.create(quote_id=quote.quote_id)
     assert len(seen) == 2 and seen[0] == seen[1]
     assert SandboxTransaction.objects.filter(quote_id=quote.quote_id).count() == 1
     assert str(SandboxTransaction.objects.get(quote_id=quote.quote_id).pk) == transaction.transaction_id

@@ -5,8 +5,7 @@ import time
 import httpx
 import pytest
 
-from paymentsapi import ApiUnavailable, BadRequest, PaymentsApiClient, ServerError, TransportError
-from paymentsapi.client import make_breaker
+from paymentsapi import ApiUnavailable, BadRequest, PaymentsApiClient, ServerError, TransportError, make_breaker
 
 from .conftest import api_error, customer_body, ok
 
@@ -32,9 +31,9 @@ def test_after_repeated_failures_calls_fail_fast_without_reaching_the_upstream()
     client = client_over(down, fail_max=3)
     for _ in range(3):
         with pytest.raises(TransportError, match="Could not reach"):
-            client.get_customer(customer_id="c-1")
+            client.customers.get(customer_id="c-1")
     with pytest.raises(ApiUnavailable, match="calls pause"):
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
     assert len(calls) == 3
     assert client.breaker.current_state == "open"
 
@@ -43,7 +42,7 @@ def test_4xx_answers_never_open_the_breaker():
     client = client_over(lambda request: api_error(400, "BAD_REQUEST", "no"), fail_max=2)
     for _ in range(5):
         with pytest.raises(BadRequest):
-            client.get_customer(customer_id="c-1")
+            client.customers.get(customer_id="c-1")
     assert client.breaker.current_state == "closed"
 
 
@@ -58,11 +57,11 @@ def test_the_breaker_closes_again_after_a_successful_trial():
     client = client_over(flaky, fail_max=2, reset_timeout=0.05)
     for _ in range(2):
         with pytest.raises(ServerError):
-            client.get_customer(customer_id="c-1")
+            client.customers.get(customer_id="c-1")
     assert client.breaker.current_state == "open"
     with pytest.raises(ApiUnavailable):
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
     state["up"] = True
     time.sleep(0.06)
-    assert client.get_customer(customer_id="c-1").customer_id
+    assert client.customers.get(customer_id="c-1").customer_id
     assert client.breaker.current_state == "closed"

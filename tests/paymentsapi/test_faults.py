@@ -7,7 +7,6 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from core.middleware import _request_id
 from paymentsapi import (
     ApiConnectionError,
     ApiTimeout,
@@ -16,7 +15,6 @@ from paymentsapi import (
     Forbidden,
     InternalServerError,
     NotFound,
-    PaymentsApiClient,
     PaymentsApiError,
     RateLimited,
     ServerError,
@@ -45,7 +43,7 @@ def test_500_on_post_customers_is_not_retried(make_client, sleeps):
     )
 
     with pytest.raises(InternalServerError) as caught:
-        client.create_customer(customer_type="INDIVIDUAL", email="a@example.com", first_name="A", last_name="B")
+        client.customers.create(customer_type="INDIVIDUAL", email="a@example.com", first_name="A", last_name="B")
 
     assert len(upstream.requests) == 1
     assert sleeps == []
@@ -58,7 +56,7 @@ def test_500_on_get_is_retried_then_raises_after_max_retries(make_client, sleeps
     client, upstream = make_client(api_error(500, "INTERNAL_SERVER_ERROR", "Internal server error"), max_retries=3)
 
     with pytest.raises(InternalServerError):
-        client.get_transaction(transaction_id="tx-1")
+        client.transactions.get(transaction_id="tx-1")
 
     assert len(upstream.requests) == 4  # the first try and three retries
     assert len(sleeps) == 3
@@ -68,7 +66,7 @@ def test_503_then_success_is_retried_once_and_answers_one_result(make_client, sl
     body = customer_body(customerStatus="ACTIVE")
     client, upstream = make_client(api_error(503, "SERVICE_UNAVAILABLE", "Try later"), ok(body))
 
-    customer = client.get_customer(customer_id=body["customerId"])
+    customer = client.customers.get(customer_id=body["customerId"])
 
     assert customer.customer_id == body["customerId"]
     assert len(upstream.requests) == 2
@@ -79,7 +77,7 @@ def test_backoff_grows_exponentially_with_jitter(make_client, sleeps):
     client, _ = make_client(api_error(503, "X", "down"), max_retries=4)
 
     with pytest.raises(ApiUnavailable):
-        client.list_customers()
+        client.customers.list()
 
     # 0.5, 1, 2, 4 seconds, each shortened by up to a quarter at random.
     assert len(sleeps) == 4
@@ -92,7 +90,7 @@ def test_timeout_is_retried_for_a_get_then_raises_api_timeout(make_client, sleep
     client, upstream = make_client(httpx.ReadTimeout("timed out"))
 
     with pytest.raises(ApiTimeout) as caught:
-        client.get_payment_account(payment_account_id="pa-1")
+        client.payment_accounts.get(payment_account_id="pa-1")
 
     assert len(upstream.requests) == 3
     assert len(sleeps) == 2
@@ -105,7 +103,7 @@ def test_connection_refused_raises_api_connection_error(make_client, sleeps):
     client, upstream = make_client(refused())
 
     with pytest.raises(ApiConnectionError) as caught:
-        client.list_payment_accounts(customer_id="c-1")
+        client.payment_accounts.list(customer_id="c-1")
 
     assert len(upstream.requests) == 3
     assert "Connection refused" in str(caught.value)
@@ -116,7 +114,7 @@ def test_connection_refused_raises_api_connection_error(make_client, sleeps):
 def test_connection_refused_then_success_for_delete(make_client, sleeps):
     client, upstream = make_client(refused(), ok({"message": "Transaction cancelled"}))
 
-    result = client.cancel_transaction(transaction_id="tx-1")
+    result = client.transactions.cancel(transaction_id="tx-1")
 
     assert result.message == "Transaction cancelled"
     assert [r.method for r in upstream.requests] == ["DELETE", "DELETE"]
@@ -125,9 +123,9 @@ def test_connection_refused_then_success_for_delete(make_client, sleeps):
 @pytest.mark.parametrize(
     "call",
     [
-        pytest.param(lambda c: c.update_customer(customer_id="c-1", kyc_data={"legalFirstName": "A"}), id="PATCH"),
+        pytest.param(lambda c: c.customers.update(customer_id="c-1", kyc_data={"legalFirstName": "A"}), id="PATCH"),
         pytest.param(
-            lambda c: c.update_automation_rule(
+            lambda c: c.automation_rules.update(
                 rule_id="r-1",
                 name="n",
                 customer_id="c-1",
@@ -137,12 +135,12 @@ def test_connection_refused_then_success_for_delete(make_client, sleeps):
             id="PUT",
         ),
         pytest.param(
-            lambda c: c.create_customer(customer_type="BUSINESS", email="b@x.io", business_name="B"), id="POST"
+            lambda c: c.customers.create(customer_type="BUSINESS", email="b@x.io", business_name="B"), id="POST"
         ),
         pytest.param(
-            lambda c: c.create_quote(customer_id="c", source={"sourceAmount": Decimal(1)}, destination={}), id="quote"
+            lambda c: c.quotes.create(customer_id="c", source={"sourceAmount": Decimal(1)}, destination={}), id="quote"
         ),
-        pytest.param(lambda c: c.create_webhook_endpoint(url="https://x.io/h", events=["customer.update"]), id="hook"),
+        pytest.param(lambda c: c.webhooks.create(url="https://x.io/h", events=["customer.update"]), id="hook"),
     ],
 )
 @pytest.mark.parametrize(
@@ -169,7 +167,7 @@ def test_429_honours_retry_after_seconds(make_client, sleeps):
         api_error(429, "RATE_LIMITED", "Too many requests", headers={"Retry-After": "7"}), ok(customer_body())
     )
 
-    client.get_customer(customer_id="c-1")
+    client.customers.get(customer_id="c-1")
 
     assert sleeps == [7.0]
     assert len(upstream.requests) == 2
@@ -182,7 +180,7 @@ def test_retry_after_is_capped(make_client, sleeps):
         max_retry_after=5,
     )
 
-    client.get_customer(customer_id="c-1")
+    client.customers.get(customer_id="c-1")
 
     assert sleeps == [5]
 
@@ -193,7 +191,7 @@ def test_unreadable_retry_after_falls_back_to_backoff(make_client, sleeps):
         ok(customer_body()),
     )
 
-    client.get_customer(customer_id="c-1")
+    client.customers.get(customer_id="c-1")
 
     assert len(sleeps) == 1 and 0.375 <= sleeps[0] <= 0.5
 
@@ -202,7 +200,7 @@ def test_429_after_all_retries_raises_rate_limited_with_retry_after(make_client,
     client, upstream = make_client(httpx.Response(429, headers={"Retry-After": "2"}, text="slow down"))
 
     with pytest.raises(RateLimited) as caught:
-        client.list_customers()
+        client.customers.list()
 
     assert caught.value.retry_after == 2.0
     assert caught.value.status == 429
@@ -214,7 +212,7 @@ def test_max_retries_zero_means_one_try(make_client, sleeps):
     client, upstream = make_client(api_error(503, "X", "down"), max_retries=0)
 
     with pytest.raises(ApiUnavailable):
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
 
     assert len(upstream.requests) == 1
 
@@ -226,7 +224,7 @@ def test_create_transaction_retried_after_timeout_sends_the_same_idempotency_key
     body = transaction_body()
     client, upstream = make_client(httpx.ReadTimeout("timed out"), httpx.ReadTimeout("timed out"), ok(body, 201))
 
-    transaction = client.create_transaction(quote_id=body["quoteId"])
+    transaction = client.transactions.create(quote_id=body["quoteId"])
 
     assert transaction.transaction_id == body["transactionId"]
     keys = [request.headers["x-idempotency-key"] for request in upstream.requests]
@@ -238,7 +236,7 @@ def test_create_transaction_retried_after_timeout_sends_the_same_idempotency_key
 def test_create_transaction_uses_the_callers_key_on_every_try(make_client, sleeps):
     client, upstream = make_client(api_error(502, "X", "bad gateway"), ok(transaction_body()))
 
-    client.create_transaction(quote_id="q-1", correlation_id="order-7", idempotency_key="order-7-try")
+    client.transactions.create(quote_id="q-1", correlation_id="order-7", idempotency_key="order-7-try")
 
     assert [r.headers["x-idempotency-key"] for r in upstream.requests] == ["order-7-try", "order-7-try"]
     assert json.loads(upstream.requests[0].content) == {"quoteId": "q-1", "correlationId": "order-7"}
@@ -247,8 +245,8 @@ def test_create_transaction_uses_the_callers_key_on_every_try(make_client, sleep
 def test_each_create_transaction_call_gets_its_own_key(make_client):
     client, upstream = make_client(ok(transaction_body()))
 
-    client.create_transaction(quote_id="q-1")
-    client.create_transaction(quote_id="q-2")
+    client.transactions.create(quote_id="q-1")
+    client.transactions.create(quote_id="q-2")
 
     first, second = (r.headers["x-idempotency-key"] for r in upstream.requests)
     assert first != second
@@ -258,7 +256,7 @@ def test_create_transaction_is_not_retried_on_a_400(make_client, sleeps):
     client, upstream = make_client(api_error(400, "BAD_REQUEST", "Quote q-1 has expired"))
 
     with pytest.raises(BadRequest, match="Quote q-1 has expired"):
-        client.create_transaction(quote_id="q-1")
+        client.transactions.create(quote_id="q-1")
 
     assert len(upstream.requests) == 1
 
@@ -281,7 +279,7 @@ def test_every_error_code_of_the_spec_has_its_class(make_client, status, code, c
     client, _ = make_client(api_error(status, code, f"message of {code}", details={"hint": 1}), max_retries=0)
 
     with pytest.raises(PaymentsApiError) as caught:
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
 
     error = caught.value
     assert type(error) is cls
@@ -297,7 +295,7 @@ def test_unknown_codes_map_by_status_class(make_client, status, cls):
     client, _ = make_client(api_error(status, "SOMETHING_NEW", "new"), max_retries=0)
 
     with pytest.raises(PaymentsApiError) as caught:
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
 
     assert type(caught.value) is cls
     assert caught.value.code == "SOMETHING_NEW"
@@ -314,7 +312,7 @@ def test_validation_error_details_become_field_errors(make_client):
     client, _ = make_client(api_error(400, "VALIDATION_ERROR", "Validation failed", details=details))
 
     with pytest.raises(ValidationFailed) as caught:
-        client.update_customer(customer_id="c-1", kyc_data={"nationalIdType": "ssn"})
+        client.customers.update(customer_id="c-1", kyc_data={"nationalIdType": "ssn"})
 
     error = caught.value
     assert error.field_errors == [
@@ -335,7 +333,7 @@ def test_validation_error_with_odd_details_still_raises(make_client):
     client, _ = make_client(api_error(400, "VALIDATION_ERROR", "Validation failed", details="not a list"))
 
     with pytest.raises(ValidationFailed) as caught:
-        client.create_customer(customer_type="INDIVIDUAL", email="x")
+        client.customers.create(customer_type="INDIVIDUAL", email="x")
 
     assert caught.value.field_errors == []
 
@@ -345,7 +343,7 @@ def test_malformed_json_error_body_names_the_status(make_client):
     client, _ = make_client(response)
 
     with pytest.raises(BadRequest) as caught:
-        client.create_quote(customer_id="c", source={}, destination={})
+        client.quotes.create(customer_id="c", source={}, destination={})
 
     assert caught.value.status == 400
     assert "HTTP 400" in str(caught.value)
@@ -356,7 +354,7 @@ def test_html_error_page_gives_a_clear_error(make_client):
     client, _ = make_client(httpx.Response(502, text=HTML_PAGE, headers={"Content-Type": "text/html"}))
 
     with pytest.raises(ApiUnavailable) as caught:
-        client.create_customer(customer_type="INDIVIDUAL", email="a@example.com")
+        client.customers.create(customer_type="INDIVIDUAL", email="a@example.com")
 
     message = str(caught.value)
     assert caught.value.status == 502
@@ -369,28 +367,28 @@ def test_html_404_page_is_not_found(make_client):
     client, _ = make_client(httpx.Response(404, text="<h1>Not Found</h1>", headers={"Content-Type": "text/html"}))
 
     with pytest.raises(NotFound, match="HTTP 404"):
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
 
 
 def test_success_with_a_body_that_is_not_json(make_client):
     client, _ = make_client(httpx.Response(200, text="<html>login</html>", headers={"Content-Type": "text/html"}))
 
     with pytest.raises(UnexpectedResponse, match="not JSON"):
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
 
 
 def test_success_with_a_body_of_another_shape(make_client):
     client, _ = make_client(ok({"customerId": "c-1"}))  # no customerStatus
 
     with pytest.raises(UnexpectedResponse, match="customerStatus"):
-        client.get_customer(customer_id="c-1")
+        client.customers.get(customer_id="c-1")
 
 
 def test_a_list_answer_without_its_items(make_client):
     client, _ = make_client(ok({"items": []}))
 
     with pytest.raises(UnexpectedResponse, match="customers"):
-        client.list_customers()
+        client.customers.list()
 
 
 # --- Secrets: never in logs, never in exception text ------------------------------------------
@@ -399,7 +397,7 @@ def test_a_list_answer_without_its_items(make_client):
 def test_the_api_key_is_sent_as_bearer(make_client):
     client, upstream = make_client(ok(customer_body()))
 
-    client.get_customer(customer_id="c-1")
+    client.customers.get(customer_id="c-1")
 
     assert upstream.requests[0].headers["Authorization"] == f"Bearer {API_KEY}"
 
@@ -423,7 +421,7 @@ def test_the_api_key_is_never_logged_nor_in_exception_text(make_client, caplog, 
     caplog.set_level(logging.DEBUG)
 
     try:
-        client.create_customer(customer_type="INDIVIDUAL", email="secret-person@example.com", first_name="Ada")
+        client.customers.create(customer_type="INDIVIDUAL", email="secret-person@example.com", first_name="Ada")
     except PaymentsApiError as error:
         assert API_KEY not in str(error)
         assert API_KEY not in repr(error)
@@ -440,13 +438,10 @@ def test_the_api_key_is_never_logged_nor_in_exception_text(make_client, caplog, 
 
 
 def test_a_call_is_logged_with_method_path_status_duration_and_request_id(make_client, caplog):
-    client, upstream = make_client(ok(customer_body()))
+    client, upstream = make_client(ok(customer_body()), request_id=lambda: "req-12345678")
     caplog.set_level(logging.INFO, logger="paymentsapi")
-    token = _request_id.set("req-12345678")
-    try:
-        client.get_customer(customer_id="c-1")
-    finally:
-        _request_id.reset(token)
+
+    client.customers.get(customer_id="c-1")
 
     records = [r for r in caplog.records if r.name == "paymentsapi"]
     assert len(records) == 1
@@ -457,10 +452,10 @@ def test_a_call_is_logged_with_method_path_status_duration_and_request_id(make_c
     assert upstream.requests[0].headers["X-Request-ID"] == "req-12345678"
 
 
-def test_no_request_id_header_outside_a_request(make_client):
+def test_no_request_id_header_when_the_caller_has_none(make_client):
     client, upstream = make_client(ok(customer_body()))
 
-    client.get_customer(customer_id="c-1")
+    client.customers.get(customer_id="c-1")
 
     assert "X-Request-ID" not in upstream.requests[0].headers
 
@@ -469,7 +464,7 @@ def test_failed_tries_are_logged_as_warnings(make_client, caplog):
     client, _ = make_client(api_error(503, "X", "down"), httpx.ReadTimeout("t"), ok(customer_body()))
     caplog.set_level(logging.INFO, logger="paymentsapi")
 
-    client.get_customer(customer_id="c-1")
+    client.customers.get(customer_id="c-1")
 
     outcomes = [(r.levelname, r.getMessage().split(" in ")[0]) for r in caplog.records if r.name == "paymentsapi"]
     assert outcomes == [
@@ -485,38 +480,9 @@ def test_failed_tries_are_logged_as_warnings(make_client, caplog):
 def test_every_call_carries_the_timeout(make_client):
     client, upstream = make_client(ok(customer_body()), timeout=2.5)
 
-    client.get_customer(customer_id="c-1")
+    client.customers.get(customer_id="c-1")
 
     assert upstream.requests[0].extensions["timeout"] == {"connect": 2.5, "read": 2.5, "write": 2.5, "pool": 2.5}
-
-
-def test_from_settings_reads_the_payments_api_settings(settings):
-    settings.PAYMENTS_API_BASE_URL = "https://api.example/"
-    settings.PAYMENTS_API_KEY = API_KEY
-    settings.PAYMENTS_API_TIMEOUT = 3.0
-    seen = []
-
-    def answer(request):
-        seen.append(request)
-        return ok(customer_body())
-
-    client = PaymentsApiClient.from_settings(transport=httpx.MockTransport(answer))
-    client.get_customer(customer_id="c-1")
-
-    assert str(seen[0].url) == "https://api.example/customer/c-1"
-    assert seen[0].headers["Authorization"] == f"Bearer {API_KEY}"
-    assert seen[0].extensions["timeout"]["read"] == 3.0
-
-
-def test_get_client_is_shared_per_settings(settings):
-    from paymentsapi import get_client
-
-    settings.PAYMENTS_API_BASE_URL = "https://one.example"
-    first = get_client()
-    assert get_client() is first
-    settings.PAYMENTS_API_BASE_URL = "https://two.example"
-    assert get_client() is not first
-    assert get_client().base_url == "https://two.example"
 
 
 @pytest.mark.parametrize("bad_id", ["../customers", "a/b", "", ".."])
@@ -524,6 +490,6 @@ def test_ids_cannot_reach_another_path(make_client, bad_id):
     client, upstream = make_client(ok(customer_body()))
 
     with pytest.raises(ValueError):
-        client.get_customer(customer_id=bad_id)
+        client.customers.get(customer_id=bad_id)
 
     assert upstream.requests == []

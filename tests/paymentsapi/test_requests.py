@@ -15,8 +15,8 @@ from paymentsapi import (
     PaymentAccountType,
     TransactionStatus,
     UnexpectedResponse,
+    to_wire,
 )
-from paymentsapi.client import to_wire
 from paymentsapi.types import (
     AssociatedPerson,
     DeveloperFee,
@@ -55,7 +55,7 @@ def no_floats(value) -> bool:
 def test_amounts_and_rates_are_decimals(make_client):
     client, _ = make_client(ok(transaction_body()))
 
-    transaction = client.get_transaction(transaction_id="t-1")
+    transaction = client.transactions.get(transaction_id="t-1")
 
     assert transaction.source.source_amount == Decimal("100.10")
     assert transaction.destination.exchange_rate == Decimal("0.9990")
@@ -71,7 +71,7 @@ def test_json_numbers_in_answers_are_read_as_decimals_without_float_rounding(mak
     raw = b'{"exchangeRate": 1.123456789012345678, "destinationAmount": 0.1, "feeComponents": []}'
     client, _ = make_client(httpx.Response(200, content=raw, headers={"Content-Type": "application/json"}))
 
-    rate = client.get_exchange_rate(
+    rate = client.exchange_rates.get(
         source_currency="USDC",
         source_payment_method="BASE",
         destination_payment_method="ACH",
@@ -91,7 +91,7 @@ def test_balance_reads_string_decimals_and_currency_decimals_as_string(make_clie
     }
     client, upstream = make_client(ok(body))
 
-    balance = client.get_payment_account_balance(payment_account_id="pa-1", chain="BASE", currency="USDC")
+    balance = client.payment_accounts.get_balance(payment_account_id="pa-1", chain="BASE", currency="USDC")
 
     assert balance.balance == Decimal("1234.567891")
     assert balance.usd_value == Decimal("1234.56")
@@ -111,7 +111,7 @@ def test_decimals_are_sent_as_strings_never_floats(make_client):
     }
     client, upstream = make_client(ok(quote))
 
-    result = client.create_quote(
+    result = client.quotes.create(
         customer_id="c-1",
         source=QuoteSource(
             source_currency="USD",
@@ -151,7 +151,7 @@ def test_floats_are_refused_before_anything_is_sent(make_client):
     client, upstream = make_client(ok({}))
 
     with pytest.raises(TypeError, match="Decimal"):
-        client.create_quote(customer_id="c-1", source={"sourceAmount": 100.1}, destination={})
+        client.quotes.create(customer_id="c-1", source={"sourceAmount": 100.1}, destination={})
 
     assert upstream.requests == []
 
@@ -159,7 +159,7 @@ def test_floats_are_refused_before_anything_is_sent(make_client):
 def test_exchange_rate_query_names_and_decimal_amount(make_client):
     client, upstream = make_client(ok({"exchangeRate": "1.0", "feeComponents": []}))
 
-    client.get_exchange_rate(
+    client.exchange_rates.get(
         source_currency="USD",
         source_payment_method="ACH",
         source_amount=Decimal("250.00"),
@@ -179,7 +179,7 @@ def test_exchange_rate_query_names_and_decimal_amount(make_client):
 def test_exchange_rate_without_amount_sends_no_amount(make_client):
     client, upstream = make_client(ok({"exchangeRate": "1.0"}))
 
-    rate = client.get_exchange_rate(
+    rate = client.exchange_rates.get(
         source_currency="USD",
         source_payment_method="ACH",
         destination_payment_method="BASE",
@@ -205,7 +205,7 @@ def test_unknown_enum_values_are_kept(make_client):
     body = customer_body(customerStatus="ON_HOLD", customerType="TRUST_ENTITY", riskScore=7)
     client, _ = make_client(ok(body))
 
-    customer = client.get_customer(customer_id=body["customerId"])
+    customer = client.customers.get(customer_id=body["customerId"])
 
     assert customer.customer_status == "ON_HOLD"
     assert isinstance(customer.customer_status, CustomerStatus)
@@ -225,8 +225,8 @@ def test_unknown_transaction_status_and_account_type_are_kept(make_client):
     }
     client, _ = make_client(ok(transaction_body(transactionStatus="ON_HOLD")), ok(account))
 
-    transaction = client.get_transaction(transaction_id="t-1")
-    payment_account = client.get_payment_account(payment_account_id="pa-1")
+    transaction = client.transactions.get(transaction_id="t-1")
+    payment_account = client.payment_accounts.get(payment_account_id="pa-1")
 
     assert transaction.transaction_status == "ON_HOLD"
     assert isinstance(transaction.transaction_status, TransactionStatus)
@@ -253,7 +253,7 @@ def test_transfer_instructions_variants(make_client):
     other = transaction_body(transferInstructions={"type": "card", "cardLink": "https://pay.example"})
     client, _ = make_client(ok(fiat), ok(crypto), ok(other))
 
-    first, second, third = (client.get_transaction(transaction_id=f"t-{n}").transfer_instructions for n in range(3))
+    first, second, third = (client.transactions.get(transaction_id=f"t-{n}").transfer_instructions for n in range(3))
 
     assert isinstance(first, FiatTransferInstructions)
     assert first.transfer_routing_number == "021000021" and first.transfer_iban is None
@@ -274,7 +274,7 @@ def test_payment_account_pending_bank_account(make_client):
     }
     client, upstream = make_client(ok(body, 201))
 
-    account = client.create_payment_account(
+    account = client.payment_accounts.create(
         customer_id="c-1",
         payment_account_type=PaymentAccountType.EXTERNAL_BANK_ACCOUNT,
         nickname="Main",
@@ -296,7 +296,7 @@ def test_webhook_secret_is_kept_out_of_reprs(make_client):
     body = {"webhookId": "w-1", "url": "https://x.io/h", "events": ["customer.update"], "secret": "whsec_abc"}
     client, upstream = make_client(ok(body, 201))
 
-    endpoint = client.create_webhook_endpoint(url="https://x.io/h", events=["customer.update"])
+    endpoint = client.webhooks.create(url="https://x.io/h", events=["customer.update"])
 
     assert endpoint.secret.get_secret_value() == "whsec_abc"
     assert "whsec_abc" not in repr(endpoint)
@@ -309,10 +309,10 @@ def test_webhook_secret_is_kept_out_of_reprs(make_client):
 def test_customer_operations_use_the_spec_paths(make_client):
     client, upstream = make_client(ok(customer_body()))
 
-    client.create_customer(customer_type="INDIVIDUAL", email="a@example.com", first_name="Ada", last_name="L")
-    client.get_customer(customer_id="c-1", include_payment_methods=True)
-    client.get_customer(customer_id="c-1")
-    client.update_customer(
+    client.customers.create(customer_type="INDIVIDUAL", email="a@example.com", first_name="Ada", last_name="L")
+    client.customers.get(customer_id="c-1", include_payment_methods=True)
+    client.customers.get(customer_id="c-1")
+    client.customers.update(
         customer_id="c-1",
         kyc_data=KycData(national_id_type="ssn", national_id_number="1", national_id_issuing_country="US"),
     )
@@ -368,18 +368,18 @@ def test_automation_rule_operations(make_client):
         amount=RuleAmount(value=Decimal("25.00")),
     )
 
-    created = client.create_automation_rule(
+    created = client.automation_rules.create(
         name="Sweep", customer_id="c-1", transaction_template=template, trigger=Trigger(cron_schedule="0 9 * * 1")
     )
-    client.update_automation_rule(
+    client.automation_rules.update(
         rule_id="r-1",
         name="Sweep 2",
         customer_id="c-1",
         transaction_template=template,
         trigger={"cronSchedule": "0 9 * * 2"},
     )
-    client.get_automation_rule(rule_id="r-1")
-    page = client.list_automation_rules(customer_id="c-1", source_payment_account_id="pa-1")
+    client.automation_rules.get(rule_id="r-1")
+    page = client.automation_rules.list(customer_id="c-1", source_payment_account_id="pa-1")
 
     assert isinstance(created, AutomationRule)
     assert created.transaction_template.amount.value == Decimal("25.00")
@@ -413,12 +413,12 @@ def test_transaction_and_webhook_paths(make_client):
         ok({"deliveries": [{"deliveryId": "d-1", "eventType": "customer.update", "responseStatus": 500}]}),
     )
 
-    client.get_transaction(transaction_id="t-1")
-    client.cancel_transaction(transaction_id="t-1")
-    endpoints = client.list_webhook_endpoints()
-    client.get_webhook_endpoint(webhook_id="w-1")
-    assert client.delete_webhook_endpoint(webhook_id="w-1") is None
-    deliveries = client.list_webhook_deliveries(webhook_id="w-1", page_size=5)
+    client.transactions.get(transaction_id="t-1")
+    client.transactions.cancel(transaction_id="t-1")
+    endpoints = client.webhooks.list()
+    client.webhooks.get(webhook_id="w-1")
+    assert client.webhooks.delete(webhook_id="w-1") is None
+    deliveries = client.webhooks.list_deliveries(webhook_id="w-1", page_size=5)
 
     assert [(r.method, r.url.path) for r in upstream.requests] == [
         ("GET", "/v1/transactions/t-1"),
@@ -445,7 +445,7 @@ def test_iteration_follows_the_cursor_and_stops_at_null_empty_or_absent(make_cli
     ]
     client, upstream = make_client(*pages, ok({"customers": [customer_body(name="never")]}))
 
-    names = [customer.name for customer in client.iter_customers(organization_id="org-1")]
+    names = [customer.name for customer in client.customers.iter(organization_id="org-1")]
 
     assert names == ["one", "two", "three", "four"]
     assert [dict(r.url.params) for r in upstream.requests] == [
@@ -461,7 +461,7 @@ def test_iteration_is_lazy(make_client):
         ok({"paymentAccounts": [{"paymentAccountId": "b", "paymentAccountType": "X"}], "nextPageToken": None}),
     )
 
-    accounts = client.iter_payment_accounts(customer_id="c-1", page_size=1)
+    accounts = client.payment_accounts.iter(customer_id="c-1", page_size=1)
     assert upstream.requests == []
     assert next(accounts).payment_account_id == "a"
     assert len(upstream.requests) == 1
@@ -472,7 +472,7 @@ def test_iteration_is_lazy(make_client):
 def test_one_page_for_callers_that_page_themselves(make_client):
     client, upstream = make_client(ok({"customers": [customer_body()], "nextPageToken": "abc"}))
 
-    page = client.list_customers(page_token="xyz", page_size=1)
+    page = client.customers.list(page_token="xyz", page_size=1)
 
     assert len(page.items) == 1 and page.next_page_token == "abc" and page.has_more
     assert dict(upstream.requests[0].url.params) == {"pageToken": "xyz", "pageSize": "1"}
@@ -481,7 +481,7 @@ def test_one_page_for_callers_that_page_themselves(make_client):
 def test_an_empty_token_on_a_page_means_no_more(make_client):
     client, _ = make_client(ok({"customers": [], "nextPageToken": ""}))
 
-    page = client.list_customers()
+    page = client.customers.list()
 
     assert page.next_page_token is None and not page.has_more
 
@@ -490,4 +490,4 @@ def test_a_repeated_page_token_stops_the_iteration(make_client):
     client, _ = make_client(ok({"customers": [customer_body()], "nextPageToken": "same"}))
 
     with pytest.raises(UnexpectedResponse, match="repeated the page token"):
-        list(client.iter_customers())
+        list(client.customers.iter())

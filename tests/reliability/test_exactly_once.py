@@ -54,7 +54,7 @@ def test_a_cancel_after_the_api_completed_the_transaction_leaves_the_mirror_comp
     )
 
     html = response.content.decode()
-    assert "The API refused the cancel:" in html and "COMPLETED" in html
+    assert "The Payments API refused this:" in html and "COMPLETED" in html
     tx.refresh_from_db()
     assert tx.status == api_status(sandbox, tx) == "COMPLETED"
     assert [c.new_status for c in tx.status_changes.order_by("id")] == ["AWAITING_TRANSFER", "COMPLETED"]

@@ -83,7 +83,13 @@ def test_the_balance_fragment_says_the_api_did_not_answer(mode, faulty_upstream,
     response = client_as("auditor").get(url, headers={"HX-Request": "true"})
     assert response.status_code == 200
     html = response.content.decode()
-    assert "The Payments API did not answer; try again." in html or "The Payments API is busy" in html, html
+    assert {
+        "down": "The Payments API could not be reached; try again in a minute.",
+        "slow": "The Payments API did not answer; try again.",
+        "500": "The Payments API had an error; try again.",
+        "html-500": "The Payments API had an error; try again.",
+        "429": "The Payments API is busy (too many requests); try again in a minute.",
+    }[mode] in html, html
     # A nice-to-have on a page already shown: one try, no retry, no wait.
     assert len(faulty_upstream.requests) == 1 and faulty_upstream.sleeps == []
 
@@ -93,5 +99,5 @@ def test_the_balance_fragment_with_an_open_circuit_sends_nothing(faulty_upstream
     faulty_upstream.fail("down")
     faulty_upstream.client.breaker.open()
     html = client_as("auditor").get(url, headers={"HX-Request": "true"}).content.decode()
-    assert "The Payments API did not answer; try again." in html
+    assert "The Payments API has been failing, so the back-office is not calling it for a moment" in html
     assert faulty_upstream.requests == []

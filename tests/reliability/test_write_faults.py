@@ -23,8 +23,8 @@ from mirror.models import WebhookEvent
 from tests.factories import WebhookEventFactory
 from tests.matrix import MATRIX
 from tests.payments.transactions_helpers import quote_post_data
-from tests.reliability.conftest import FAULT_MODES, RETRY_AFTER
 from tests.reliability.world import World
+from tests.upstream import FAULT_MODES, RETRY_AFTER
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,9 @@ ERROR_PLACES = [
     re.compile(r'<span class="badge bad">[^<]*</span>(.*?)</td>', re.S),
 ]
 # Plain words: what happened, in a sentence a staff member understands.
-PLAIN_WORDS = re.compile(r"did not answer|did not go through|cannot read|busy|had an error|refused", re.I)
+PLAIN_WORDS = re.compile(r"could not be reached|did not answer|cannot read|busy|had an error|refused", re.I)
+# What the client knows and staff need not: socket errors, the upstream's own error text, statuses.
+INTERNALS = re.compile(r"Errno|Connection refused|timed out|Something broke|nginx|HTTP 500|not JSON")
 
 
 def shown_errors(html: str) -> list[str]:
@@ -199,7 +201,7 @@ def mirror_state(*, execute: bool = False) -> dict[str, tuple[int, str]]:
 
     `execute`: leave out the quote's bound correlation id. The first execute of a quote fixes
     it before calling the API, on purpose: every retry must send the same body under the
-    quote's idempotency key (payments.transaction_services._bind_correlation_id).
+    quote's idempotency key (payments.services.quotes._bind_correlation_id).
     """
     state = {}
     for label in ("customers", "payments"):
@@ -268,6 +270,9 @@ def test_a_failing_api_changes_nothing_and_says_so(
         event = WebhookEvent.objects.get(event_id="evt-replayed")
         assert event.state == WebhookEvent.State.FAILED and event.last_error
     else:
+        # (The inbox page above shows an event's recorded error on purpose: it is the admins' log.)
+        found = INTERNALS.search(html)
+        assert not found, html[max(0, found.start() - 300) : found.end() + 100]
         errors = shown_errors(html)
         assert any("Payments API" in error and PLAIN_WORDS.search(error) for error in errors), (
             errors or html[html.find("<main") :][:3000]

@@ -11,10 +11,10 @@ from django.core.wsgi import get_wsgi_application
 from django.test import Client
 from django.urls import reverse
 
+from core.upstream import override_client
 from customers.models import Customer
 from payments.models import AutomationRule, PaymentAccount, Quote
 from paymentsapi import PaymentsApiClient
-from paymentsapi.client import override_client
 from tests.conftest import ROLES
 from tests.factories import TransactionFactory
 from tests.payments.transactions_helpers import sandbox_customer

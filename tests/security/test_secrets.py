@@ -17,9 +17,9 @@ from django.test import Client
 from django.urls import reverse
 
 from core.models import AuditEvent, Counter
+from core.upstream import override_client
 from mirror.models import WebhookEvent
 from paymentsapi import PaymentsApiClient, PaymentsApiError
-from paymentsapi.client import override_client
 from tests.security.common import GETS, MATRIX, url_of
 from tests.webhooks import signed
 
@@ -137,7 +137,7 @@ def test_no_page_log_or_audit_event_shows_a_secret(client_as, secrets, all_logs)
 def test_exceptions_of_the_client_never_carry_the_key(secrets):
     for _ in range(5):
         with pytest.raises(PaymentsApiError) as caught:
-            secrets.get_customer(customer_id="cus-1")
+            secrets.customers.get(customer_id="cus-1")
         error = caught.value
         text = " ".join([str(error), repr(error), json.dumps(getattr(error, "details", None), default=str)])
         assert leaks(text) == [], text
@@ -203,9 +203,9 @@ def test_webhooks_leave_no_secret_anywhere(client, secrets, all_logs):
 def nai_customer(upstream, settings):
     """An individual in NEEDS_ADDITIONAL_INFORMATION, in the sandbox and the mirror."""
     from core.mirrored import Source
+    from core.upstream import get_client
     from customers.models import Customer
-    from customers.services import customers_upsert
-    from paymentsapi import get_client
+    from customers.upserts import customers_upsert
     from tests.payments.transactions_helpers import KYC
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
@@ -220,7 +220,7 @@ def nai_customer(upstream, settings):
             "kycData": KYC,
         },
     )
-    customers_upsert(items=[get_client().get_customer(customer_id=body["customerId"])], seen_by=Source.SYNC)
+    customers_upsert(items=[get_client().customers.get(customer_id=body["customerId"])], seen_by=Source.SYNC)
     customer = Customer.objects.get(customer_id=body["customerId"])
     assert customer.status == "NEEDS_ADDITIONAL_INFORMATION"  # the sandbox's instant review
     return customer

@@ -1,8 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from core.upstream import get_client
 from mirror.models import WebhookSecret
-from paymentsapi import PaymentsApiError, get_client
+from paymentsapi import PaymentsApiError
 
 # customer.update is the spec's; transaction.update is the sandbox's extension (ignored elsewhere).
 EVENTS = ["customer.update", "transaction.update"]
@@ -18,11 +19,11 @@ class Command(BaseCommand):
     def handle(self, *args, url, events=None, **options):
         client = get_client()
         try:
-            existing = [e for e in client.iter_webhook_endpoints() if e.url == url]
+            existing = [e for e in client.webhooks.iter() if e.url == url]
             if existing and WebhookSecret.objects.filter(webhook_id__in=[e.webhook_id for e in existing]).exists():
                 self.stdout.write(f"A webhook endpoint for {url} is registered already.")
                 return
-            endpoint = client.create_webhook_endpoint(url=url, events=events or EVENTS)
+            endpoint = client.webhooks.create(url=url, events=events or EVENTS)
         except PaymentsApiError as exc:
             raise CommandError(f"The Payments API refused the registration: {exc}") from exc
         if endpoint.secret is None:

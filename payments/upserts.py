@@ -1,4 +1,5 @@
-"""Writes to the payments mirror. API data enters through the *_upsert functions only."""
+"""Writes of API data into the payments mirror: the *_upsert functions are the only way in,
+whether the data comes from a sync, a webhook or a staff action."""
 
 from django.db import transaction
 from django.utils import timezone

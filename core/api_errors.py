@@ -1,0 +1,64 @@
+"""What staff read when the Payments API refuses or fails a call: the one map from the
+client's errors to words, for every view (and the few services that report per row).
+
+The detail (a socket error, a status, the API's own text of a 5xx) goes to the log, never to
+the page: staff learn what happened and what to do, in their words.
+"""
+
+import logging
+
+from paymentsapi import (
+    ApiConnectionError,
+    ApiUnavailable,
+    PaymentsApiError,
+    RateLimited,
+    ServerError,
+    TransportError,
+    UnexpectedResponse,
+)
+
+log = logging.getLogger(__name__)
+
+NOT_REACHED = "The Payments API could not be reached"
+PAUSED = "The Payments API has been failing, so the back-office is not calling it for a moment"
+BUSY = "The Payments API is busy (too many requests)"
+NO_ANSWER = "The Payments API did not answer"
+FAILED = "The Payments API had an error"
+UNREADABLE = "The Payments API answered with something the back-office cannot read"
+
+
+def api_error_message(error: PaymentsApiError, *, write: bool, repeatable: bool = False) -> str:
+    """The staff message for `error`, raised by a call that reads (`write=False`) or that asks
+    the API to change something (`write=True`; `repeatable` when sending it again does no harm:
+    a DELETE, a write under an idempotency key, a quote that will simply expire).
+
+    A call refused (4xx) shows the API's own reason. A call that was never sent, or that the
+    API turned away unread (429), changed nothing. A write whose answer was lost or garbled
+    may have gone through: staff are told so, and whether trying again is safe.
+    """
+    if not isinstance(error, TransportError | ServerError | RateLimited | UnexpectedResponse):
+        log.info("The Payments API refused a call: %s", error)
+        return f"The Payments API refused this: {error.message}"
+    log.warning("A call to the Payments API failed: %s", error)
+    if isinstance(error, RateLimited):
+        return _nothing_changed(BUSY, write=write)
+    if isinstance(error, ApiConnectionError):
+        return _nothing_changed(NOT_REACHED, write=write)
+    if isinstance(error, ApiUnavailable) and error.status is None:
+        # No status: the open circuit breaker held the call back, nothing was sent.
+        return _nothing_changed(PAUSED, write=write)
+    if isinstance(error, UnexpectedResponse):
+        what = UNREADABLE
+    elif isinstance(error, TransportError):
+        what = NO_ANSWER  # a timeout, or 502/503/504 from a gateway
+    else:
+        what = FAILED  # a 5xx
+    if not write:
+        return f"{what}; try again."
+    if repeatable:
+        return f"{what}, so this may have gone through; trying again is safe."
+    return f"{what}, so this may have gone through: refresh (or wait for the next sync) before trying again."
+
+
+def _nothing_changed(what: str, *, write: bool) -> str:
+    return f"{what}; nothing was changed. Try again in a minute." if write else f"{what}; try again in a minute."

@@ -1,0 +1,92 @@
+"""The back-office's wiring of the Payments API client: settings, one shared client per
+process, and the one test seam. `paymentsapi` itself knows nothing of Django or of us.
+
+    from core.upstream import get_client
+
+    customer = get_client().customers.get(customer_id=customer_id)
+"""
+
+import contextlib
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+from django.conf import settings
+from django.core.wsgi import get_wsgi_application
+
+from paymentsapi import PaymentsApiClient, make_breaker
+
+from .middleware import current_request_id
+
+
+def _request_id() -> str | None:
+    """The id of the request being served, for X-Request-ID and the client's log lines."""
+    request_id = current_request_id()
+    return None if request_id == "-" else request_id
+
+
+def client_from_settings(**overrides: Any) -> PaymentsApiClient:
+    """A new client configured by the PAYMENTS_API_* settings; keyword arguments override them."""
+    options: dict[str, Any] = {
+        "api_key": settings.PAYMENTS_API_KEY,
+        "base_url": settings.PAYMENTS_API_BASE_URL,
+        "timeout": float(settings.PAYMENTS_API_TIMEOUT),
+        "request_id": _request_id,
+    }
+    if hasattr(settings, "PAYMENTS_API_MAX_RETRIES"):
+        options["max_retries"] = settings.PAYMENTS_API_MAX_RETRIES
+    breaker: dict[str, Any] = {}
+    if hasattr(settings, "PAYMENTS_API_BREAKER_FAILURES"):
+        breaker["fail_max"] = settings.PAYMENTS_API_BREAKER_FAILURES
+    if hasattr(settings, "PAYMENTS_API_BREAKER_RESET_SECONDS"):
+        breaker["reset_timeout"] = settings.PAYMENTS_API_BREAKER_RESET_SECONDS
+    options["breaker"] = make_breaker(**breaker)
+    options.update(overrides)
+    return PaymentsApiClient(**options)
+
+
+# The test seam: while `override_client()` is active, get_client() answers this client.
+_override: PaymentsApiClient | None = None
+
+
+@contextlib.contextmanager
+def override_client(client: PaymentsApiClient) -> Iterator[PaymentsApiClient]:
+    """For tests only: every get_client() in the block answers `client` (e.g. one over an
+    httpx.MockTransport that fails on command). One seam for all callers, which import
+    get_client by name and so cannot be patched one module at a time reliably."""
+    global _override
+    previous, _override = _override, client
+    try:
+        yield client
+    finally:
+        _override = previous
+
+
+def get_client() -> PaymentsApiClient:
+    """The shared client of the current settings: one connection pool and one circuit breaker
+    per process and settings.
+
+    With PAYMENTS_API_IN_PROCESS the requests go through WSGI into this same project (the
+    mounted sandbox) instead of a socket: for tests and for set-up commands that run before
+    the server is up. It is still HTTP: nothing of the sandbox is imported.
+    """
+    if _override is not None:
+        return _override
+    return _shared_client(
+        settings.PAYMENTS_API_BASE_URL,
+        settings.PAYMENTS_API_KEY,
+        float(settings.PAYMENTS_API_TIMEOUT),
+        getattr(settings, "PAYMENTS_API_MAX_RETRIES", None),
+        bool(getattr(settings, "PAYMENTS_API_IN_PROCESS", False)),
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _shared_client(
+    base_url: str, api_key: str, timeout: float, max_retries: int | None, in_process: bool
+) -> PaymentsApiClient:
+    # The arguments are the cache key: other settings (a test's, say) make another client.
+    if in_process:
+        return client_from_settings(transport=httpx.WSGITransport(app=get_wsgi_application()))
+    return client_from_settings()

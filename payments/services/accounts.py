@@ -1,0 +1,119 @@
+"""Staff writes of payment accounts: create, and refresh one from the API."""
+
+from core.upstream import get_client
+from core.write_through import AuditTarget, write_through_api
+from paymentsapi import types as api
+
+from ..models import PaymentAccount
+from ..upserts import is_completed_form_of, payment_accounts_upsert
+
+# paymentAccountType -> the client's keyword for its request object.
+DETAIL_ARGUMENT = {
+    "EXTERNAL_BANK_ACCOUNT": "external_bank_account",
+    "EXTERNAL_CRYPTO_WALLET": "external_crypto_wallet",
+    "SERVICE_CRYPTO_WALLET": "service_crypto_wallet",
+    "SERVICE_AUTO_FIAT_ACCOUNT": "service_auto_fiat_account",
+}
+NOT_TOLD_APART = (
+    "The hosted form is no longer pending, and its account could not be told apart: the next sync will settle it."
+)
+
+
+def _audit_id(account: PaymentAccount) -> str:
+    """A pending account has no id yet: the audit names its row."""
+    return account.account_id or f"pending:{account.pk}"
+
+
+def _mirror_row(item: api.PaymentAccount) -> PaymentAccount:
+    if item.payment_account_id:
+        return PaymentAccount.objects.get(account_id=item.payment_account_id)
+    return PaymentAccount.objects.get(form_link=item.bank_account_form_link)
+
+
+def payment_account_create(
+    *, actor, account_type: str, customer_id: str, nickname: str, is_third_party: bool | None, details: dict
+) -> PaymentAccount:
+    """Create an account of `account_type` with its request object `details` (API names).
+
+    A bank account without numbers comes back PENDING with its hosted form link, and is
+    mirrored under that link until the form completes.
+    """
+
+    def store(item: api.PaymentAccount) -> PaymentAccount:
+        payment_accounts_upsert(items=[item])
+        return _mirror_row(item)
+
+    return write_through_api(
+        actor=actor,
+        action="payment_account.create",
+        target=AuditTarget("customer", customer_id),
+        call=lambda: get_client().payment_accounts.create(
+            customer_id=customer_id,
+            payment_account_type=account_type,
+            nickname=nickname or None,
+            is_third_party=is_third_party,
+            **{DETAIL_ARGUMENT[account_type]: details},
+        ),
+        store=store,
+        stored=lambda row: AuditTarget("payment_account", _audit_id(row), {"type": account_type, "status": row.status}),
+    )
+
+
+def _completed_form_account(row: PaymentAccount, items: list[api.PaymentAccount]) -> api.PaymentAccount | None:
+    """The account a completed hosted form became, among the customer's accounts: the one
+    the mirror does not know yet that matches (see is_completed_form_of); else None, and the
+    full sync settles it."""
+    known = set(PaymentAccount.objects.filter(account_id__isnull=False).values_list("account_id", flat=True))
+    candidates = [
+        item
+        for item in items
+        if item.payment_account_id
+        and item.payment_account_id not in known
+        and is_completed_form_of(
+            row,
+            account_type=str(item.payment_account_type),
+            nickname=item.nickname or "",
+            details=item.external_bank_account.model_dump(by_alias=True) if item.external_bank_account else {},
+        )
+    ]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _read_account(account: PaymentAccount) -> api.PaymentAccount | None:
+    """The account as the API has it; None when a completed form's account cannot be told apart."""
+    client = get_client()
+    if account.account_id:
+        return client.payment_accounts.get(payment_account_id=account.account_id)
+    # A pending account has no id to read: find it (or what it became) in its customer's list.
+    items = list(client.payment_accounts.iter(customer_id=account.customer_upstream_id))
+    item = next((i for i in items if i.bank_account_form_link == account.form_link), None)
+    if item is None:
+        item = _completed_form_account(account, items)
+        if item is None:
+            return None
+        # Carry our link so that the upsert gives this row the new id.
+        item = item.model_copy(update={"bank_account_form_link": account.form_link})
+    return item
+
+
+def payment_account_refresh(*, actor, account: PaymentAccount) -> tuple[PaymentAccount, str]:
+    """Re-read one account from the API into the mirror; -> (the row, what happened)."""
+    old_status = account.status
+
+    def store(item: api.PaymentAccount | None) -> tuple[PaymentAccount, str]:
+        if item is None:
+            return account, NOT_TOLD_APART
+        payment_accounts_upsert(items=[item])
+        account.refresh_from_db()
+        if old_status != account.status:
+            return account, f"Refreshed: the account is now {account.status.lower()}."
+        return account, f"Refreshed: the account is still {account.status.lower()}."
+
+    return write_through_api(
+        actor=actor,
+        action="payment_account.refresh",
+        target=AuditTarget("payment_account", _audit_id(account)),
+        call=lambda: _read_account(account),
+        store=store,
+        stored=lambda done: AuditTarget("payment_account", _audit_id(done[0]), {"status": done[0].status}),
+    )

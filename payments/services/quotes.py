@@ -1,0 +1,108 @@
+"""The quote builder's calls: the live rate preview (a read), the quote, and its execution
+into a transaction, exactly once per quote."""
+
+import uuid
+
+from django.db import transaction
+
+from core.mirrored import Source
+from core.upstream import get_client
+from core.write_through import AuditTarget, write_through_api
+from customers.models import Customer
+from paymentsapi import types as api
+
+from ..models import Quote, Transaction
+from ..upserts import transactions_upsert
+
+PREVIEW_TIMEOUT = 3.0
+
+
+def exchange_rate_preview(
+    *, source_currency, source_method, destination_method, destination_currency, amount=None
+) -> api.ExchangeRate:
+    """GET /exchange-rates for the builder's live preview (a read: nothing is stored)."""
+    # A person is typing: a short timeout and no retries, so a slow upstream never piles up previews.
+    return (
+        get_client()
+        .with_options(timeout=PREVIEW_TIMEOUT, max_retries=0)
+        .exchange_rates.get(
+            source_currency=source_currency,
+            source_payment_method=source_method,
+            destination_payment_method=destination_method,
+            destination_currency=destination_currency,
+            source_amount=amount,
+        )
+    )
+
+
+def quote_create(*, actor, customer: Customer, body: dict, correlation_id: str = "") -> Quote:
+    """POST /quotes, then the Quote row with its own idempotency key for the execute to come."""
+    request = {**body, **({"correlationId": correlation_id} if correlation_id else {})}
+
+    def store(answer: api.Quote) -> Quote:
+        return Quote.objects.create(
+            quote_id=answer.quote_id,
+            idempotency_key=uuid.uuid4(),
+            customer=customer,
+            created_by=actor,
+            request=request,
+            source_amount=body["source"]["sourceAmount"],
+            exchange_rate=answer.estimated_exchange_rate,
+            destination_amount=answer.destination_amount,
+            fees=answer.fees.model_dump(mode="json", by_alias=True, exclude_none=True) if answer.fees else {},
+            expires_at=answer.expires_at,
+        )
+
+    return write_through_api(
+        actor=actor,
+        action="quote.create",
+        target=AuditTarget("customer", customer.customer_id),
+        call=lambda: get_client().quotes.create(
+            customer_id=body["customerId"],
+            source=body["source"],
+            destination=body["destination"],
+            developer_fee=body.get("developerFee"),
+            guarantee_quote=body.get("guaranteeQuote"),
+        ),
+        store=store,
+        stored=lambda quote: AuditTarget("quote", quote.quote_id),
+    )
+
+
+def _bind_correlation_id(*, quote: Quote, correlation_id: str) -> str:
+    """The correlation id is part of the execute's body; the first execute fixes it so that
+    every retry (and a colleague's execute) sends the same body under the same key."""
+    with transaction.atomic():
+        locked = Quote.objects.select_for_update().get(pk=quote.pk)
+        if "correlationId" not in locked.request:
+            locked.request = {**locked.request, "correlationId": correlation_id}
+            locked.save(update_fields=["request"])
+    quote.request = locked.request
+    return locked.request["correlationId"]
+
+
+def quote_execute(*, actor, quote: Quote, correlation_id: str = "") -> Transaction:
+    """POST /transactions with the quote's idempotency key: however many times this runs, for
+    one quote, the API makes one transaction and replays it to every later call."""
+    existing = Transaction.objects.filter(quote_id=quote.quote_id).first()
+    if existing is not None:
+        return existing
+    bound = _bind_correlation_id(quote=quote, correlation_id=correlation_id)
+
+    def store(answer: api.Transaction) -> Transaction:
+        # Two executes of one quote get the same transaction back; the quote's row lock makes
+        # the second wait for the first's insert and then update it instead of inserting twice.
+        Quote.objects.select_for_update().values_list("pk", flat=True).get(pk=quote.pk)
+        transactions_upsert(items=[answer], seen_by=Source.STAFF)
+        return Transaction.objects.get(transaction_id=answer.transaction_id)
+
+    return write_through_api(
+        actor=actor,
+        action="quote.execute",
+        target=AuditTarget("quote", quote.quote_id),
+        call=lambda: get_client().transactions.create(
+            quote_id=quote.quote_id, correlation_id=bound or None, idempotency_key=str(quote.idempotency_key)
+        ),
+        store=store,
+        stored=lambda tx: AuditTarget("transaction", tx.transaction_id, {"quote": quote.quote_id}),
+    )
