@@ -16,7 +16,8 @@ READERS = ALL  # every role reads
 class Access:
     """Who may use a URL: `roles` get `allowed` (200 for a page, 302 for an action), every
     other signed-in user 403. `kwargs` makes the records the URL needs and returns its kwargs;
-    `data` is the POST body of an action (valid, so that an allowed role succeeds)."""
+    `data` is the POST body of an action (valid, so that an allowed role succeeds); `form`
+    says the same URL shows the action's form on GET (200 for `roles`, 403 for the others)."""
 
     roles: frozenset
     method: str = "get"
@@ -24,6 +25,8 @@ class Access:
     data: Callable[[], dict] | None = None
     allowed: int | None = None
     headers: dict = field(default_factory=dict)
+    # A POST whose URL also serves its form on GET, to the same roles.
+    form: bool = False
 
     @property
     def expected_when_allowed(self) -> int:

@@ -69,7 +69,7 @@ class QuoteForm(forms.Form):
                 self.initial["destination_account"] = destination.account_id
         # Changing an account recomputes the choices: the builder's form comes back (htmx).
         refresh = {
-            "hx-get": reverse("payments-new-quote"),
+            "hx-get": reverse("payments-create-quote"),
             "hx-trigger": "change",
             "hx-target": "#quote-form",
             "hx-swap": "outerHTML",

@@ -4,12 +4,13 @@ from django.contrib import messages
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
 from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
+from core.redirects import moved
 from core.upstream import get_client
 from paymentsapi import BadRequest, NotFound, PaymentsApiError, ValidationFailed
 
@@ -103,8 +104,12 @@ def view_payment_account_balances(request, pk):
 
 
 @role_required("manage_accounts")
-@require_GET
-def new_payment_account(request):
+@require_http_methods(["GET", "POST"])
+def create_payment_account(request):
+    """The form of a new payment account (GET, `type` and `customer` prefill it) and its
+    creation (POST)."""
+    if request.method == "POST":
+        return _create_payment_account(request)
     account_type = request.GET.get("type", "")
     if account_type not in ACCOUNT_FORMS:
         account_type = next(iter(ACCOUNT_FORMS))
@@ -121,9 +126,7 @@ def _render_new(request, form):
     )
 
 
-@role_required("manage_accounts")
-@require_POST
-def create_payment_account(request):
+def _create_payment_account(request):
     form_class = ACCOUNT_FORMS.get(request.POST.get("account_type", ""))
     if form_class is None:
         return HttpResponseBadRequest("Unknown payment account type.")
@@ -168,9 +171,13 @@ def refresh_payment_account(request, pk):
 
 urlpatterns = [
     path("accounts/", list_payment_accounts, name="payments-list-payment-accounts"),
-    path("accounts/new/", new_payment_account, name="payments-new-payment-account"),
-    path("accounts/create/", create_payment_account, name="payments-create-payment-account"),
+    path("accounts/new", create_payment_account, name="payments-create-payment-account"),
     path("accounts/<int:pk>/", view_payment_account, name="payments-view-payment-account"),
-    path("accounts/<int:pk>/balances/", view_payment_account_balances, name="payments-view-payment-account-balances"),
-    path("accounts/<int:pk>/refresh/", refresh_payment_account, name="payments-refresh-payment-account"),
+    path("accounts/<int:pk>/balances", view_payment_account_balances, name="payments-view-payment-account-balances"),
+    path("accounts/<int:pk>/refresh", refresh_payment_account, name="payments-refresh-payment-account"),
+    # Addresses of before: one URL per form, no slash after an action.
+    moved("accounts/new/", "payments-create-payment-account"),
+    moved("accounts/create/", "payments-create-payment-account"),
+    moved("accounts/<int:pk>/balances/", "payments-view-payment-account-balances"),
+    moved("accounts/<int:pk>/refresh/", "payments-refresh-payment-account"),
 ]

@@ -4,10 +4,11 @@ from django.contrib import messages
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
 from core.api_errors import api_error_message
+from core.redirects import moved
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 
@@ -29,10 +30,12 @@ def _quote_form(customer, data=None, initial=None) -> QuoteForm:
 
 
 @role_required("move_money")
-@require_GET
-def new_quote(request):
-    """The builder. `customer` picks the customer; the other query parameters prefill the
-    form (the accounts' choices are recomputed from them on every change)."""
+@require_http_methods(["GET", "POST"])
+def create_quote(request):
+    """The builder (GET) and the quote it asks for (POST). `customer` picks the customer; the
+    other query parameters prefill the form (the accounts' choices follow them on every change)."""
+    if request.method == "POST":
+        return _create_quote(request)
     query = request.GET.get("q", "")
     customer_id = request.GET.get("customer", "")
     customer = _active_customer(customer_id)
@@ -87,13 +90,11 @@ def _map_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
         form.add_error(None, api_error_message(exc, write=True, repeatable=True))
 
 
-@role_required("move_money")
-@require_POST
-def create_quote(request):
+def _create_quote(request):
     customer = _active_customer(request.POST.get("customer", ""))
     if customer is None:
         messages.error(request, "Choose an ACTIVE customer first.")
-        return redirect("payments-new-quote")
+        return redirect("payments-create-quote")
     form = _quote_form(customer, data=request.POST)
     if form.is_valid():
         try:
@@ -106,7 +107,7 @@ def create_quote(request):
         except PaymentsApiError as exc:
             _map_api_errors(form, exc)
         else:
-            return redirect("payments-show-quote", quote_id=quote.quote_id)
+            return redirect("payments-view-quote", quote_id=quote.quote_id)
     context = {"customer": customer, "form": form, "results": [], "query": ""}
     return render(request, "payments/quotes/new.html", context)
 
@@ -114,12 +115,12 @@ def create_quote(request):
 def same_inputs_url(quote: Quote) -> str:
     params = QueryDict(mutable=True)
     params.update(quote_inputs(quote.request))
-    return f"{reverse('payments-new-quote')}?{params.urlencode()}"
+    return f"{reverse('payments-create-quote')}?{params.urlencode()}"
 
 
 @role_required("view_payments")
 @require_GET
-def show_quote(request, quote_id):
+def view_quote(request, quote_id):
     quote = get_object_or_404(Quote.objects.select_related("customer", "created_by"), quote_id=quote_id)
     context = {
         "quote": quote,
@@ -139,20 +140,21 @@ def execute_quote(request, quote_id):
     form = ExecuteForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Check the correlation id: {form.errors.as_text()}")
-        return redirect("payments-show-quote", quote_id=quote.quote_id)
+        return redirect("payments-view-quote", quote_id=quote.quote_id)
     try:
         tx = quote_execute(actor=request.user, quote=quote, correlation_id=form.cleaned_data["correlation_id"])
     except PaymentsApiError as exc:
         # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
-        return redirect("payments-show-quote", quote_id=quote.quote_id)
-    return redirect("payments-show-transaction", transaction_id=tx.transaction_id)
+        return redirect("payments-view-quote", quote_id=quote.quote_id)
+    return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
 
 
 urlpatterns = [
-    path("quotes/new", new_quote, name="payments-new-quote"),
+    path("quotes/new", create_quote, name="payments-create-quote"),
     path("quotes/preview", preview_quote, name="payments-preview-quote"),
-    path("quotes/create", create_quote, name="payments-create-quote"),
-    path("quotes/<str:quote_id>/", show_quote, name="payments-show-quote"),
+    path("quotes/<str:quote_id>/", view_quote, name="payments-view-quote"),
     path("quotes/<str:quote_id>/execute", execute_quote, name="payments-execute-quote"),
+    # The address of before: one URL per form.
+    moved("quotes/create", "payments-create-quote"),
 ]

@@ -4,12 +4,13 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.http import urlencode
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
 from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
+from core.redirects import moved
 from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..filters import AutomationRuleFilter
@@ -70,15 +71,16 @@ def _render_form(request, form, rule=None):
 
 
 @role_required("manage_rules")
-@require_GET
-def new_automation_rule(request):
+@require_http_methods(["GET", "POST"])
+def create_automation_rule(request):
+    """The form of a new rule (GET, `source` and `customer` prefill it) and its creation (POST)."""
+    if request.method == "POST":
+        return _create_automation_rule(request)
     initial = _initial_from_source(request.GET.get("source", ""), request.GET.get("customer", ""))
     return _render_form(request, AutomationRuleForm(initial=initial))
 
 
-@role_required("manage_rules")
-@require_POST
-def create_automation_rule(request):
+def _create_automation_rule(request):
     form = AutomationRuleForm(request.POST)
     if form.is_valid():
         try:
@@ -104,17 +106,17 @@ def _list_url(rule: AutomationRule) -> str:
 
 
 @role_required("manage_rules")
-@require_GET
+@require_http_methods(["GET", "POST"])
 def edit_automation_rule(request, pk):
+    """The rule's form (GET) and its update (POST: the API replaces the whole rule)."""
     rule = get_object_or_404(AutomationRule, pk=pk)
+    if request.method == "POST":
+        return _update_automation_rule(request, rule)
     form = AutomationRuleForm(initial=AutomationRuleForm.initial_from(rule), editing=True)
     return _render_form(request, form, rule)
 
 
-@role_required("manage_rules")
-@require_POST
-def update_automation_rule(request, pk):
-    rule = get_object_or_404(AutomationRule, pk=pk)
+def _update_automation_rule(request, rule: AutomationRule):
     form = AutomationRuleForm(request.POST, initial=AutomationRuleForm.initial_from(rule), editing=True)
     if form.is_valid():
         try:
@@ -137,8 +139,11 @@ def update_automation_rule(request, pk):
 
 urlpatterns = [
     path("rules/", list_automation_rules, name="payments-list-automation-rules"),
-    path("rules/new/", new_automation_rule, name="payments-new-automation-rule"),
-    path("rules/create/", create_automation_rule, name="payments-create-automation-rule"),
-    path("rules/<int:pk>/edit/", edit_automation_rule, name="payments-edit-automation-rule"),
-    path("rules/<int:pk>/update/", update_automation_rule, name="payments-update-automation-rule"),
+    path("rules/new", create_automation_rule, name="payments-create-automation-rule"),
+    path("rules/<int:pk>/edit", edit_automation_rule, name="payments-edit-automation-rule"),
+    # Addresses of before: one URL per form, no slash after an action.
+    moved("rules/new/", "payments-create-automation-rule"),
+    moved("rules/create/", "payments-create-automation-rule"),
+    moved("rules/<int:pk>/edit/", "payments-edit-automation-rule"),
+    moved("rules/<int:pk>/update/", "payments-edit-automation-rule"),
 ]

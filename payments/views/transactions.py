@@ -7,12 +7,13 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
 from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
+from core.redirects import moved
 from paymentsapi import PaymentsApiError
 
 from ..filters import TransactionFilter
@@ -162,7 +163,7 @@ def list_stuck_transactions(request):
 
 @role_required("view_payments")
 @require_GET
-def show_transaction(request, transaction_id):
+def view_transaction(request, transaction_id):
     tx = get_object_or_404(Transaction.objects.select_related("customer"), transaction_id=transaction_id)
     context = {
         "tx": tx,
@@ -187,22 +188,18 @@ def refresh_transaction(request, transaction_id):
         messages.error(request, f"Could not refresh: {text} The page shows the last copy we have.")
     else:
         messages.success(request, f"Refreshed: {status_text(tx.status)}.")
-    return redirect("payments-show-transaction", transaction_id=tx.transaction_id)
+    return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
 
 
 @role_required("move_money")
-@require_GET
-def confirm_cancel_transaction(request, transaction_id):
-    """The confirmation as a page: where the dialog cannot open (no JavaScript)."""
-    tx = get_object_or_404(Transaction, transaction_id=transaction_id)
-    context = {"tx": tx, "cancellable": tx.status in CANCELLABLE_STATUSES, "cancel_form": CancelForm()}
-    return render(request, "payments/transactions/confirm_cancel.html", context)
-
-
-@role_required("move_money")
-@require_POST
+@require_http_methods(["GET", "POST"])
 def cancel_transaction(request, transaction_id):
+    """The confirmation as a page (GET: where the dialog cannot open, without JavaScript) and
+    the cancel itself (POST)."""
     tx = get_object_or_404(Transaction, transaction_id=transaction_id)
+    if request.method == "GET":
+        context = {"tx": tx, "cancellable": tx.status in CANCELLABLE_STATUSES, "cancel_form": CancelForm()}
+        return render(request, "payments/transactions/confirm_cancel.html", context)
     form = CancelForm(request.POST)
     if not form.is_valid():
         context = {"tx": tx, "cancellable": tx.status in CANCELLABLE_STATUSES, "cancel_form": form}
@@ -215,7 +212,7 @@ def cancel_transaction(request, transaction_id):
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
     else:
         messages.success(request, f"Transaction cancelled: now {status_text(tx.status)}.")
-    return redirect("payments-show-transaction", transaction_id=tx.transaction_id)
+    return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
 
 
 @role_required("move_money")
@@ -234,12 +231,9 @@ urlpatterns = [
     path("transactions/export.csv", export_transactions, name="payments-export-transactions"),
     path("transactions/stuck", list_stuck_transactions, name="payments-list-stuck-transactions"),
     path("transactions/bulk-cancel", bulk_cancel_transactions, name="payments-bulk-cancel-transactions"),
-    path("transactions/<str:transaction_id>/", show_transaction, name="payments-show-transaction"),
+    path("transactions/<str:transaction_id>/", view_transaction, name="payments-view-transaction"),
     path("transactions/<str:transaction_id>/refresh", refresh_transaction, name="payments-refresh-transaction"),
-    path(
-        "transactions/<str:transaction_id>/confirm-cancel",
-        confirm_cancel_transaction,
-        name="payments-confirm-cancel-transaction",
-    ),
     path("transactions/<str:transaction_id>/cancel", cancel_transaction, name="payments-cancel-transaction"),
+    # The address of before: one URL per form.
+    moved("transactions/<str:transaction_id>/confirm-cancel", "payments-cancel-transaction"),
 ]

@@ -66,6 +66,9 @@ def test_role_matrix(client_as, role, name):
     assert response.status_code == expected, (name, role, response.status_code)
     if expected == 403:
         assert "needs the role" in response.content.decode()
+    if access.form:
+        page = client.get(url, **access.headers)
+        assert page.status_code == (200 if role in access.roles else 403), (name, role, "GET", page.status_code)
 
 
 def test_403_page_names_the_roles_that_may(client_as):

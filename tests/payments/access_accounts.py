@@ -27,18 +27,19 @@ ACCESS = {
     "payments-list-payment-accounts": Access(ALL),
     "payments-view-payment-account": Access(ALL, kwargs=_account),
     "payments-view-payment-account-balances": Access(ALL, kwargs=_pending_account),
-    "payments-new-payment-account": Access(ADMIN),
     "payments-create-payment-account": Access(
-        ADMIN, method="post", data=lambda: {"account_type": "SERVICE_CRYPTO_WALLET", "chain": "BASE"}, allowed=200
+        ADMIN,
+        method="post",
+        data=lambda: {"account_type": "SERVICE_CRYPTO_WALLET", "chain": "BASE"},
+        allowed=200,
+        form=True,
     ),
     # The API is not reachable in the matrix: the refresh fails and says so, then redirects.
     "payments-refresh-payment-account": Access(ADMIN, method="post", kwargs=_pending_account),
     "payments-list-automation-rules": Access(ALL),
-    "payments-new-automation-rule": Access(ADMIN),
-    "payments-create-automation-rule": Access(ADMIN, method="post", data=lambda: {"name": "x"}, allowed=200),
-    "payments-edit-automation-rule": Access(ADMIN, kwargs=_rule),
-    "payments-update-automation-rule": Access(
-        ADMIN, method="post", kwargs=_rule, data=lambda: {"name": ""}, allowed=200
+    "payments-create-automation-rule": Access(ADMIN, method="post", data=lambda: {"name": "x"}, allowed=200, form=True),
+    "payments-edit-automation-rule": Access(
+        ADMIN, method="post", kwargs=_rule, data=lambda: {"name": ""}, allowed=200, form=True
     ),
     "payments-calculate-exchange-rate": Access(ALL),
 }

@@ -34,19 +34,17 @@ def _bulk():
 
 
 ACCESS = {
-    "payments-new-quote": Access(MOVERS),
     "payments-preview-quote": Access(MOVERS),
-    "payments-create-quote": Access(MOVERS, method="post"),
-    "payments-show-quote": Access(READERS, kwargs=_quote),
+    "payments-create-quote": Access(MOVERS, method="post", form=True),
+    "payments-view-quote": Access(READERS, kwargs=_quote),
     "payments-execute-quote": Access(MOVERS, method="post", kwargs=_executed_quote),
     "payments-list-transactions": Access(READERS),
     "payments-export-transactions": Access(READERS),
     "payments-list-stuck-transactions": Access(READERS),
-    "payments-show-transaction": Access(READERS, kwargs=_transaction),
+    "payments-view-transaction": Access(READERS, kwargs=_transaction),
     "payments-refresh-transaction": Access(MOVERS, method="post", kwargs=_final_transaction),
-    "payments-confirm-cancel-transaction": Access(MOVERS, kwargs=_transaction),
     "payments-cancel-transaction": Access(
-        MOVERS, method="post", kwargs=_final_transaction, data=lambda: {"reason": "customer asked"}
+        MOVERS, method="post", kwargs=_final_transaction, data=lambda: {"reason": "customer asked"}, form=True
     ),
     "payments-bulk-cancel-transactions": Access(MOVERS, method="post", data=_bulk, allowed=200),
 }

@@ -317,7 +317,7 @@ def test_unknown_type_is_a_bad_request(admin):
 
 
 def test_new_form_offers_every_creatable_type(admin):
-    page = admin.get(reverse("payments-new-payment-account"), {"type": "EXTERNAL_CRYPTO_WALLET", "customer": "c-1"})
+    page = admin.get(reverse("payments-create-payment-account"), {"type": "EXTERNAL_CRYPTO_WALLET", "customer": "c-1"})
     html = page.content.decode()
     for title in (
         "External bank account",
@@ -405,7 +405,7 @@ def test_list_pages_by_keyset(client_as, upstream, customer_id, monkeypatch):
 
 def test_admin_sees_the_create_link(client_as):
     html = client_as("admin").get(reverse("payments-list-payment-accounts")).content.decode()
-    assert reverse("payments-new-payment-account") in html
+    assert reverse("payments-create-payment-account") in html
 
 
 def test_nav_links_by_permission(client_as):

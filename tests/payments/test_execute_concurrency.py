@@ -84,7 +84,7 @@ def test_two_simultaneous_executes_make_one_transaction_on_postgresql(upstream, 
     assert Transaction.objects.count() == 1
     tx = Transaction.objects.get()
     assert [a.status_code for a in answers] == [302, 302]
-    assert {a["Location"] for a in answers} == {reverse("payments-show-transaction", args=[tx.transaction_id])}
+    assert {a["Location"] for a in answers} == {reverse("payments-view-transaction", args=[tx.transaction_id])}
     assert tx.status_changes.count() == 1
 
 

@@ -34,11 +34,11 @@ def test_customer_search_offers_active_customers_only(client_as, upstream, setup
     sync_customers()
     client = client_as("operations")
     html = client.get(
-        reverse("payments-new-quote"), {"q": "ada"}, headers={"HX-Request": "true", "HX-Target": "customer-results"}
+        reverse("payments-create-quote"), {"q": "ada"}, headers={"HX-Request": "true", "HX-Target": "customer-results"}
     ).content.decode()
     assert setup["customer_id"] in html
     assert '<ul id="customer-results"' in html and "<h1>" not in html
-    html = client.get(reverse("payments-new-quote"), {"q": "zed"}).content.decode()
+    html = client.get(reverse("payments-create-quote"), {"q": "zed"}).content.decode()
     assert other["customer_id"] not in html
     assert "No ACTIVE customer starts with" in html
 
@@ -46,7 +46,7 @@ def test_customer_search_offers_active_customers_only(client_as, upstream, setup
 def test_builder_offers_only_the_combinations_the_accounts_allow(client_as, setup):
     bank, wallet = setup["bank"]["paymentAccountId"], setup["wallet"]["paymentAccountId"]
     params = {"customer": setup["customer_id"], "source_account": bank}
-    html = client_as("operations").get(reverse("payments-new-quote"), params).content.decode()
+    html = client_as("operations").get(reverse("payments-create-quote"), params).content.decode()
     source = html.split('name="source_account"')[1].split("</select>")[0]
     destination = html.split('name="destination_account"')[1].split("</select>")[0]
     assert bank in source and wallet in source  # either may send
@@ -58,7 +58,7 @@ def test_builder_offers_only_the_combinations_the_accounts_allow(client_as, setu
     html = (
         client_as("admin")
         .get(
-            reverse("payments-new-quote"),
+            reverse("payments-create-quote"),
             {"customer": setup["customer_id"], "source_account": wallet},
             headers={"HX-Request": "true", "HX-Target": "quote-form"},
         )
@@ -107,7 +107,7 @@ def test_operations_creates_a_quote_with_its_own_idempotency_key(client_as, oper
     assert str(quote.source_amount.normalize()) == "1E+2"
     assert quote.request["developerFee"] == {"developerFeeType": "USD", "developerFeeAmount": "1.00"}
     assert quote.request["correlationId"] == "order-42"
-    html = client.get(reverse("payments-show-quote", args=[quote.quote_id])).content.decode()
+    html = client.get(reverse("payments-view-quote", args=[quote.quote_id])).content.decode()
     assert "data-countdown" in html and quote.expires_at.strftime("%Y-%m-%dT%H:%M:%S") in html
     assert "98.25 USDC" in html  # 100 - 0.75 service - 1.00 developer fee
     assert 'value="order-42" readonly' in html
@@ -137,7 +137,7 @@ def test_execute_makes_the_transaction_and_a_second_execute_replays_it(client_as
     url = reverse("payments-execute-quote", args=[quote.quote_id])
     first = client.post(url, {"correlation_id": "batch-7"})
     tx = Transaction.objects.get()
-    assert first["Location"] == reverse("payments-show-transaction", args=[tx.transaction_id])
+    assert first["Location"] == reverse("payments-view-transaction", args=[tx.transaction_id])
     assert tx.status == "AWAITING_TRANSFER" and tx.correlation_id == "batch-7" and tx.quote_id == quote.quote_id
     assert tx.status_changes.get().seen_by == "staff"
     # A browser retry after the mirror lost nothing: one transaction, same page.
@@ -202,6 +202,6 @@ def test_execute_after_a_timeout_is_safe_to_retry(client_as, setup, faulty_upstr
 def test_readers_see_the_quote_without_execute(client_as, role, setup, operations_user, client):
     client.force_login(operations_user)
     quote = _create_quote(client, setup)
-    html = client_as(role).get(reverse("payments-show-quote", args=[quote.quote_id])).content.decode()
+    html = client_as(role).get(reverse("payments-view-quote", args=[quote.quote_id])).content.decode()
     assert quote.quote_id in html and 'id="execute-button"' not in html
     assert "New quote with the same inputs" not in html

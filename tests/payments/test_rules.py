@@ -152,7 +152,7 @@ def test_admin_edits_a_rule_with_put(admin, upstream, setup):
     changed = rule_form(
         setup, name="Sweep at 100", customer_id=other, trigger_type="THRESHOLD", threshold_amount="100", amount="75"
     )
-    response = admin.post(reverse("payments-update-automation-rule", args=[rule.pk]), changed)
+    response = admin.post(reverse("payments-edit-automation-rule", args=[rule.pk]), changed)
     assert response.status_code == 302
     rule.refresh_from_db()
     assert rule.name == "Sweep at 100"
@@ -168,7 +168,7 @@ def test_failed_edit_leaves_the_mirror_unchanged(admin, setup):
     rule = AutomationRule.objects.get()
     before = list(AutomationRule.objects.values())
     response = admin.post(
-        reverse("payments-update-automation-rule", args=[rule.pk]),
+        reverse("payments-edit-automation-rule", args=[rule.pk]),
         rule_form(setup, name="Renamed", destination_currency="EUR"),
     )
     assert response.status_code == 200
@@ -201,7 +201,7 @@ def test_list_per_customer_and_source(client_as, admin, upstream, setup, django_
 
 
 def test_new_rule_from_an_account_is_prefilled(admin, setup):
-    response = admin.get(reverse("payments-new-automation-rule"), {"source": setup["service"]})
+    response = admin.get(reverse("payments-create-automation-rule"), {"source": setup["service"]})
     form = response.context["form"]
     assert form["customer_id"].value() == setup["customer_id"]
     assert form["source_payment_method"].value() == "BASE"

@@ -32,7 +32,7 @@ def executed(upstream, client_as):
 
 def test_transaction_page_shows_only_the_rails_instructions(executed):
     client, tx = executed
-    html = client.get(reverse("payments-show-transaction", args=[tx.transaction_id])).content.decode()
+    html = client.get(reverse("payments-view-transaction", args=[tx.transaction_id])).content.decode()
     assert "Onramp" in html and "Awaiting transfer" in html and "data-countdown" in html
     for label in (
         "Account number",
@@ -71,7 +71,7 @@ def test_cancel_keeps_the_reason_in_the_audit_log(executed):
     assert tx.status == "CANCELLED"
     event = AuditEvent.objects.get(action="transaction.cancel")
     assert event.outcome == "success" and event.details == {"reason": "customer changed mind"}
-    html = client.get(reverse("payments-show-transaction", args=[tx.transaction_id])).content.decode()
+    html = client.get(reverse("payments-view-transaction", args=[tx.transaction_id])).content.decode()
     assert "Cancel transaction…" not in html
 
 
@@ -122,7 +122,7 @@ def test_refresh_when_the_api_is_down_keeps_the_mirror(executed, faulty_upstream
 @pytest.mark.parametrize("role", ["compliance", "auditor"])
 def test_readers_see_no_actions(client_as, role):
     tx = TransactionFactory()
-    html = client_as(role).get(reverse("payments-show-transaction", args=[tx.transaction_id])).content.decode()
+    html = client_as(role).get(reverse("payments-view-transaction", args=[tx.transaction_id])).content.decode()
     assert tx.transaction_id in html
     assert "Cancel transaction…" not in html and ">Refresh<" not in html
 

@@ -44,7 +44,7 @@ def test_a_cancel_after_the_api_completed_the_transaction_leaves_the_mirror_comp
     tx, sandbox = world.transaction, world.sandbox
     client = client_as("operations")
     # The page was loaded while it awaited the transfer ...
-    assert client.get(reverse("payments-show-transaction", args=[tx.transaction_id])).status_code == 200
+    assert client.get(reverse("payments-view-transaction", args=[tx.transaction_id])).status_code == 200
     # ... then the money arrived and the API completed it.
     sandbox.helper(f"transactions/{tx.transaction_id}/advance", {"to": "PROCESSING"})
     sandbox.helper(f"transactions/{tx.transaction_id}/advance", {"to": "COMPLETED"})

@@ -120,7 +120,7 @@ def _create_rule(world):
 
 
 def _update_rule(world):
-    return reverse("payments-update-automation-rule", args=[world.rule.pk]), world.rule_form(name="Renamed")
+    return reverse("payments-edit-automation-rule", args=[world.rule.pk]), world.rule_form(name="Renamed")
 
 
 def _create_quote(world):
@@ -170,7 +170,7 @@ CASES = {
     "payments-create-automation-rule": Case(
         "admin", _create_rule, ("POST", "/automation-rules"), "automation_rule.create"
     ),
-    "payments-update-automation-rule": Case(
+    "payments-edit-automation-rule": Case(
         "admin", _update_rule, ("PUT", "/automation-rules/"), "automation_rule.update"
     ),
     "payments-create-quote": Case("operations", _create_quote, ("POST", "/quotes"), "quote.create"),

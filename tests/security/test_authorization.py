@@ -164,7 +164,7 @@ def test_editing_a_rule_cannot_move_it_to_another_customer(client_as, two_custom
     assert client.post(reverse("payments-create-automation-rule"), rule_body(a)).status_code == 302
     rule = AutomationRule.objects.get()
     sent.requests.clear()
-    url = reverse("payments-update-automation-rule", args=[rule.pk])
+    url = reverse("payments-edit-automation-rule", args=[rule.pk])
     response = client.post(url, rule_body(a, customer_id=b["customer_id"], source_account_id=b["wallet"]))
     assert errors_of(response)["source_account_id"][0].startswith("This account belongs to another customer")
     assert sent.requests == []
@@ -226,12 +226,10 @@ UNKNOWN_IDS = {
     "payments-view-payment-account-balances": {"pk": 999_999},
     "payments-refresh-payment-account": {"pk": 999_999},
     "payments-edit-automation-rule": {"pk": 999_999},
-    "payments-update-automation-rule": {"pk": 999_999},
-    "payments-show-quote": {"quote_id": "quo-nowhere"},
+    "payments-view-quote": {"quote_id": "quo-nowhere"},
     "payments-execute-quote": {"quote_id": "quo-nowhere"},
-    "payments-show-transaction": {"transaction_id": "tx-nowhere"},
+    "payments-view-transaction": {"transaction_id": "tx-nowhere"},
     "payments-refresh-transaction": {"transaction_id": "tx-nowhere"},
-    "payments-confirm-cancel-transaction": {"transaction_id": "tx-nowhere"},
     "payments-cancel-transaction": {"transaction_id": "tx-nowhere"},
     "mirror-replay-inbox-event": {"pk": 999_999},
 }

@@ -145,7 +145,7 @@ def targets(name: str, upstream) -> list[Target]:
             )
             for kind, form_class in ACCOUNT_FORMS.items()
         ]
-    if name in ("payments-create-automation-rule", "payments-update-automation-rule", "payments-create-quote"):
+    if name in ("payments-create-automation-rule", "payments-edit-automation-rule", "payments-create-quote"):
         setup = sandbox_customer(upstream)
         wallet, bank = setup["wallet"]["paymentAccountId"], setup["bank"]["paymentAccountId"]
         if name == "payments-create-quote":
@@ -176,7 +176,7 @@ def targets(name: str, upstream) -> list[Target]:
             "trigger_type": "CRON",
             "cron_schedule": "0 9 * * 1-5",
         }
-        if name == "payments-update-automation-rule":
+        if name == "payments-edit-automation-rule":
             from payments.models import AutomationRule
 
             rule = AutomationRule.objects.get(pk=MATRIX[name].kwargs()["pk"])
