@@ -1,10 +1,13 @@
-"""Staff writes of payment accounts: create, and refresh one from the API."""
+"""Payment accounts at the API: create one, refresh one, read its balances."""
 
+from core.api_errors import api_error_message
 from core.upstream import get_client
 from core.write_through import AuditTarget, write_through_api
+from paymentsapi import BadRequest, PaymentsApiError, ValidationFailed
 from paymentsapi import types as api
 
 from ..models import PaymentAccount
+from ..rails import CHAIN_TOKENS, TOKENS
 from ..upserts import is_completed_form_of, payment_accounts_upsert
 
 # paymentAccountType -> the client's keyword for its request object.
@@ -14,6 +17,7 @@ DETAIL_ARGUMENT = {
     "SERVICE_CRYPTO_WALLET": "service_crypto_wallet",
     "SERVICE_AUTO_FIAT_ACCOUNT": "service_auto_fiat_account",
 }
+BALANCE_TIMEOUT = 3.0
 NOT_TOLD_APART = (
     "The hosted form is no longer pending, and its account could not be told apart: the next sync will settle it."
 )
@@ -117,3 +121,45 @@ def payment_account_refresh(*, actor, account: PaymentAccount) -> tuple[PaymentA
         store=store,
         stored=lambda done: AuditTarget("payment_account", _audit_id(done[0]), {"status": done[0].status}),
     )
+
+
+def _balance_queries(account: PaymentAccount) -> list[tuple[str | None, str | None]]:
+    """(chain, currency) pairs to ask the balance of; None lets the API use the account's own."""
+    details = account.details or {}
+    chain = (details.get("address") or {}).get("chain")
+    if account.account_type == "SERVICE_CRYPTO_WALLET" and chain:
+        # A service wallet can hold any token of its chain; the API needs to be told which.
+        return [(chain, token) for token in CHAIN_TOKENS.get(chain, TOKENS)]
+    if account.account_type == "EXTERNAL_CRYPTO_WALLET":
+        currency = details.get("currency") or {}
+        return [(chain, currency.get("contractAddress") or currency.get("label"))]
+    return [(None, None)]
+
+
+def payment_account_balances(account: PaymentAccount) -> tuple[list[dict], str]:
+    """The account's balances as rows, asked from the API (a read: nothing is stored), and the
+    staff message of the error that stopped the asking, or ""."""
+    rows: list[dict] = []
+    # A balance is a nice-to-have on a page already shown: fail fast, never retry.
+    client = get_client().with_options(timeout=BALANCE_TIMEOUT, max_retries=0)
+    for chain, currency in _balance_queries(account):
+        try:
+            balance = client.payment_accounts.get_balance(
+                payment_account_id=account.account_id, chain=chain, currency=currency
+            )
+        except (BadRequest, ValidationFailed):
+            # This token is not held on this chain (or the account has no such balance).
+            rows.append({"chain": chain, "label": currency, "unavailable": True})
+        except PaymentsApiError as error:
+            return rows, api_error_message(error, write=False)
+        else:
+            label = (balance.currency.label if balance.currency else None) or currency or ""
+            rows.append(
+                {
+                    "chain": (balance.currency.chain if balance.currency else None) or chain,
+                    "label": label,
+                    "balance": balance.balance,
+                    "usd_value": balance.usd_value,
+                }
+            )
+    return rows, ""

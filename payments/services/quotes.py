@@ -1,4 +1,4 @@
-"""The quote builder's calls: the live rate preview (a read), the quote, and its execution
+"""The quote builder's calls: exchange rates (a read), the quote, and its execution
 into a transaction, exactly once per quote."""
 
 import uuid
@@ -17,21 +17,18 @@ from ..upserts import transactions_upsert
 PREVIEW_TIMEOUT = 3.0
 
 
-def exchange_rate_preview(
-    *, source_currency, source_method, destination_method, destination_currency, amount=None
+def exchange_rate_get(
+    *, source_currency, source_method, destination_method, destination_currency, amount=None, preview=False
 ) -> api.ExchangeRate:
-    """GET /exchange-rates for the builder's live preview (a read: nothing is stored)."""
-    # A person is typing: a short timeout and no retries, so a slow upstream never piles up previews.
-    return (
-        get_client()
-        .with_options(timeout=PREVIEW_TIMEOUT, max_retries=0)
-        .exchange_rates.get(
-            source_currency=source_currency,
-            source_payment_method=source_method,
-            destination_payment_method=destination_method,
-            destination_currency=destination_currency,
-            source_amount=amount,
-        )
+    """GET /exchange-rates (a read: nothing is stored). For the builder's live `preview`, where
+    a person is typing, a short timeout and no retries, so a slow upstream never piles them up."""
+    client = get_client().with_options(timeout=PREVIEW_TIMEOUT, max_retries=0) if preview else get_client()
+    return client.exchange_rates.get(
+        source_currency=source_currency,
+        source_payment_method=source_method,
+        destination_payment_method=destination_method,
+        destination_currency=destination_currency,
+        source_amount=amount,
     )
 
 

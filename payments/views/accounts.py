@@ -11,18 +11,16 @@ from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from core.redirects import moved
-from core.upstream import get_client
-from paymentsapi import BadRequest, NotFound, PaymentsApiError, ValidationFailed
+from paymentsapi import NotFound, PaymentsApiError, ValidationFailed
 
 from ..filters import PaymentAccountFilter
 from ..forms.accounts import ACCOUNT_FORMS
 from ..models import AutomationRule, PaymentAccount
-from ..rails import CHAIN_TOKENS, TOKENS
-from ..services.accounts import payment_account_create, payment_account_refresh
+from ..rails import TOKENS
+from ..services.accounts import payment_account_balances, payment_account_create, payment_account_refresh
 
 PAGE_SIZE = 50
 # A balance is a nice-to-have on a page that is already shown: fail fast, never retry.
-BALANCE_TIMEOUT = 3.0
 
 
 @role_required("view_payments")
@@ -49,56 +47,13 @@ def view_payment_account(request, pk):
     return render(request, "payments/accounts/detail.html", {"account": account, "rules": rules})
 
 
-def _balance_queries(account: PaymentAccount) -> list[tuple[str | None, str | None]]:
-    """(chain, currency) pairs to ask the balance of; None lets the API use the account's own."""
-    details = account.details or {}
-    chain = (details.get("address") or {}).get("chain")
-    if account.account_type == "SERVICE_CRYPTO_WALLET" and chain:
-        # A service wallet can hold any token of its chain; the API needs to be told which.
-        return [(chain, token) for token in CHAIN_TOKENS.get(chain, TOKENS)]
-    if account.account_type == "EXTERNAL_CRYPTO_WALLET":
-        currency = details.get("currency") or {}
-        return [(chain, currency.get("contractAddress") or currency.get("label"))]
-    return [(None, None)]
-
-
-def _quick_client():
-    return get_client().with_options(timeout=BALANCE_TIMEOUT, max_retries=0)
-
-
-def _balances(account: PaymentAccount) -> tuple[list[dict], str]:
-    rows: list[dict] = []
-    client = _quick_client()
-    for chain, currency in _balance_queries(account):
-        try:
-            balance = client.payment_accounts.get_balance(
-                payment_account_id=account.account_id, chain=chain, currency=currency
-            )
-        except (BadRequest, ValidationFailed):
-            # This token is not held on this chain (or the account has no such balance).
-            rows.append({"chain": chain, "label": currency, "unavailable": True})
-        except PaymentsApiError as error:
-            return rows, api_error_message(error, write=False)
-        else:
-            label = (balance.currency.label if balance.currency else None) or currency or ""
-            rows.append(
-                {
-                    "chain": (balance.currency.chain if balance.currency else None) or chain,
-                    "label": label,
-                    "balance": balance.balance,
-                    "usd_value": balance.usd_value,
-                }
-            )
-    return rows, ""
-
-
 @role_required("view_payments")
 @require_GET
 def view_payment_account_balances(request, pk):
     """The balances, asked from the API when the detail page has rendered (a fragment for htmx,
     a page of its own for the link without JavaScript)."""
     account = get_object_or_404(PaymentAccount.objects.select_related("customer"), pk=pk)
-    rows, error = ([], "") if not account.account_id else _balances(account)
+    rows, error = ([], "") if not account.account_id else payment_account_balances(account)
     template = page_or_partial(request, "payments/accounts/balances.html", "balances")
     return render(request, template, {"account": account, "rows": rows, "error": error})
 

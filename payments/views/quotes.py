@@ -15,7 +15,7 @@ from paymentsapi import PaymentsApiError, ValidationFailed
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import Quote, Transaction
 from ..selectors import customers_search, quote_accounts
-from ..services.quotes import exchange_rate_preview, quote_create, quote_execute
+from ..services.quotes import exchange_rate_get, quote_create, quote_execute
 
 
 def _active_customer(customer_id: str) -> Customer | None:
@@ -62,12 +62,13 @@ def preview_quote(request):
     if form.is_valid():
         data = form.cleaned_data
         try:
-            context["rate"] = exchange_rate_preview(
+            context["rate"] = exchange_rate_get(
                 source_currency=data["source_currency"],
                 source_method=data["source_method"],
                 destination_method=data["destination_method"],
                 destination_currency=data["destination_currency"],
                 amount=data["amount"] or None,
+                preview=True,
             )
         except PaymentsApiError as exc:
             context["error"] = api_error_message(exc, write=False)

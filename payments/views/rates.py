@@ -7,11 +7,11 @@ from django.views.decorators.http import require_GET
 from core.access import role_required
 from core.api_errors import api_error_message
 from core.htmx import page_or_partial
-from core.upstream import get_client
 from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..forms.rates import ExchangeRateForm
 from ..rails import FIAT_CURRENCIES, TOKENS
+from ..services.quotes import exchange_rate_get
 
 
 @role_required("view_payments")
@@ -23,12 +23,12 @@ def calculate_exchange_rate(request):
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         try:
-            result = get_client().exchange_rates.get(
+            result = exchange_rate_get(
                 source_currency=data["source_currency"],
-                source_payment_method=data["source_payment_method"],
-                destination_payment_method=data["destination_payment_method"],
+                source_method=data["source_payment_method"],
+                destination_method=data["destination_payment_method"],
                 destination_currency=data["destination_currency"],
-                source_amount=data["source_amount"],
+                amount=data["source_amount"],
             )
         except ValidationFailed as exc:
             form.add_api_errors(exc.messages_by_field())
