@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core.api_errors import api_error_message
 from core.mirrored import Source
 from core.upstream import get_client
 from customers.upserts import customers_upsert
@@ -35,6 +36,8 @@ MAX_ATTEMPTS = 6
 BATCH = 100
 LEASE = dt.timedelta(minutes=2)
 PENDING = [WebhookEvent.State.RECEIVED, WebhookEvent.State.FAILED]
+# What the inbox page shows for an error of our own: its detail (a database error, say) is logged.
+UNEXPECTED = "Unexpected error in the back-office; the details are in the log"
 
 
 def backoff(attempts: int) -> dt.timedelta:
@@ -99,9 +102,9 @@ def process(events: list[WebhookEvent]) -> Outcome:
     until their lease ends."""
     try:
         return _apply(events)
-    except Exception as exc:
+    except Exception:
         log.exception("A batch of %d webhook events failed", len(events))
-        outcome = Outcome(failed={event.pk: f"Unexpected error: {exc!r}"[:500] for event in events})
+        outcome = Outcome(failed=dict.fromkeys((event.pk for event in events), UNEXPECTED))
         _mark(events, outcome)
         return outcome
 
@@ -128,10 +131,14 @@ def _apply(events: list[WebhookEvent]) -> Outcome:
             try:
                 read_back.append((read(client, record_id), pks))
             except PaymentsApiError as exc:
-                _fail(outcome, pks, str(exc))
-            except Exception as exc:  # an id the client will not put in a URL, say
-                log.warning("Could not re-read %s %r for %d webhook events: %r", kind, record_id, len(pks), exc)
-                _fail(outcome, pks, f"Unexpected error: {exc!r}")
+                # Staff read last_error on the inbox page: the map's words, the detail in the log.
+                _fail(outcome, pks, api_error_message(exc, write=False))
+            except ValueError as exc:  # an id the client will not put in a URL
+                log.warning("Could not re-read %s %r for %d webhook events: %s", kind, record_id, len(pks), exc)
+                _fail(outcome, pks, f"The event names a record the Payments API cannot be asked for ({exc})")
+            except Exception:
+                log.exception("Could not re-read %s %r for %d webhook events", kind, record_id, len(pks))
+                _fail(outcome, pks, UNEXPECTED)
         _upsert(upsert, read_back, outcome)
     _mark(events, outcome)
     return outcome
@@ -154,8 +161,9 @@ def _upsert(upsert, read_back: list, outcome: Outcome) -> None:
         try:
             with transaction.atomic():
                 upsert(items=[record], seen_by=Source.WEBHOOK)
-        except Exception as exc:
-            _fail(outcome, pks, f"Unexpected error: {exc!r}")
+        except Exception:
+            log.exception("Could not write a record of %d webhook events to the mirror", len(pks))
+            _fail(outcome, pks, UNEXPECTED)
         else:
             outcome.processed.extend(pks)
 
