@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core.api_errors import api_error_message
 from core.mirrored import Source
 from core.upstream import get_client
 from customers.upserts import customers_upsert
@@ -35,6 +36,8 @@ MAX_ATTEMPTS = 6
 BATCH = 100
 LEASE = dt.timedelta(minutes=2)
 PENDING = [WebhookEvent.State.RECEIVED, WebhookEvent.State.FAILED]
+# What the inbox page shows for an error of our own: its detail (a database error, say) is logged.
+UNEXPECTED = "Unexpected error in the back-office; the details are in the log"
 
 
 def backoff(attempts: int) -> dt.timedelta:
@@ -93,13 +96,15 @@ KINDS = {
 
 def process(events: list[WebhookEvent]) -> Outcome:
     """Apply claimed events: one re-read per record, one upsert per kind, then mark them.
-    An unexpected error fails the whole batch with a backoff (logged with its traceback)
-    instead of holding the events until their lease ends."""
+    An event's failure is its own: a record that cannot be read or written fails the events
+    that name it and no other. An error outside any one record (the database, say) fails the
+    whole batch with a backoff (logged with its traceback) instead of holding the events
+    until their lease ends."""
     try:
         return _apply(events)
-    except Exception as exc:
+    except Exception:
         log.exception("A batch of %d webhook events failed", len(events))
-        outcome = Outcome(failed={event.pk: f"Unexpected error: {exc!r}"[:500] for event in events})
+        outcome = Outcome(failed=dict.fromkeys((event.pk for event in events), UNEXPECTED))
         _mark(events, outcome)
         return outcome
 
@@ -121,20 +126,51 @@ def _apply(events: list[WebhookEvent]) -> Outcome:
     client = get_client()
     for kind, records in wanted.items():
         _id_field, read, upsert = KINDS[kind]
-        items, done = [], []
+        read_back = []  # (record, pks of its events)
         for record_id, pks in records.items():
             try:
-                items.append(read(client, record_id))
+                read_back.append((read(client, record_id), pks))
             except PaymentsApiError as exc:
-                for pk in pks:
-                    outcome.failed[pk] = str(exc)[:500]
-                continue
-            done.extend(pks)
-        if items:
-            upsert(items=items, seen_by=Source.WEBHOOK)
-        outcome.processed.extend(done)
+                # Staff read last_error on the inbox page: the map's words, the detail in the log.
+                _fail(outcome, pks, api_error_message(exc, write=False))
+            except ValueError as exc:  # an id the client will not put in a URL
+                log.warning("Could not re-read %s %r for %d webhook events: %s", kind, record_id, len(pks), exc)
+                _fail(outcome, pks, f"The event names a record the Payments API cannot be asked for ({exc})")
+            except Exception:
+                log.exception("Could not re-read %s %r for %d webhook events", kind, record_id, len(pks))
+                _fail(outcome, pks, UNEXPECTED)
+        _upsert(upsert, read_back, outcome)
     _mark(events, outcome)
     return outcome
+
+
+def _upsert(upsert, read_back: list, outcome: Outcome) -> None:
+    """One bulk upsert of the records read; if it fails, each record alone, so that a record
+    the mirror cannot take fails its own events only."""
+    if not read_back:
+        return
+    try:
+        with transaction.atomic():
+            upsert(items=[record for record, _pks in read_back], seen_by=Source.WEBHOOK)
+    except Exception:
+        log.exception("A bulk upsert of %d records failed; writing them one at a time", len(read_back))
+    else:
+        outcome.processed.extend(pk for _record, pks in read_back for pk in pks)
+        return
+    for record, pks in read_back:
+        try:
+            with transaction.atomic():
+                upsert(items=[record], seen_by=Source.WEBHOOK)
+        except Exception:
+            log.exception("Could not write a record of %d webhook events to the mirror", len(pks))
+            _fail(outcome, pks, UNEXPECTED)
+        else:
+            outcome.processed.extend(pks)
+
+
+def _fail(outcome: Outcome, pks: list[int], error: str) -> None:
+    for pk in pks:
+        outcome.failed[pk] = error[:500]
 
 
 def _mark(events: list[WebhookEvent], outcome: Outcome) -> None:

@@ -13,8 +13,9 @@ is perUsd(destination) / perUsd(source). Pricing (docs/decisions/sandbox-payment
 """
 
 import json
+import re
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal, localcontext
 from functools import cache
 from pathlib import Path
 
@@ -119,19 +120,43 @@ def rate_str(rate: Decimal) -> str:
     return format(rate.normalize(), "f")
 
 
-def parse_decimal(value, path, *, location: str = "body", positive: bool = True) -> Decimal:
-    """A decimal string from the wire; JSON numbers are refused (amounts are strings in the spec)."""
+# What the sandbox's money columns hold (numeric(38, 18)): the one bound of every amount.
+MAX_WHOLE_DIGITS = 20
+MAX_PLACES = 18
+_DECIMAL = re.compile(r"([0-9]+)(?:\.([0-9]+))?")
+
+
+class NotAnAmount(ValueError):
+    """The message says what is wrong with the text, in the integrator's words."""
+
+
+def decimal_string(value, *, positive: bool = True) -> Decimal:
+    """The one reading of a decimal string from the wire ("10.50"): digits and an optional
+    fraction; no sign, exponent, spaces or JSON number; at most 20 digits before the point
+    and 18 after. Raises NotAnAmount, never InvalidOperation."""
     if not isinstance(value, str):
-        raise validation_error([detail(path, 'Must be a decimal string such as "10.50"', location)])
-    try:
-        amount = Decimal(value.strip())
-    except InvalidOperation:
-        amount = None
-    if amount is None or not amount.is_finite() or "e" in value.lower():
-        raise validation_error([detail(path, f"'{value}' is not a decimal string", location)])
+        raise NotAnAmount('Must be a decimal string such as "10.50", not a JSON number')
+    match = _DECIMAL.fullmatch(value)
+    if match is None:
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        raise NotAnAmount(f"'{shown}' is not a decimal string (digits and an optional fraction, such as \"10.50\")")
+    whole, fraction = match.group(1), match.group(2) or ""
+    if len(whole.lstrip("0")) > MAX_WHOLE_DIGITS:
+        raise NotAnAmount(f"Too large: at most {MAX_WHOLE_DIGITS} digits before the decimal point")
+    if len(fraction) > MAX_PLACES:
+        raise NotAnAmount(f"At most {MAX_PLACES} decimal places")
+    amount = Decimal(value)
     if positive and amount <= 0:
-        raise validation_error([detail(path, "Must be greater than 0", location)])
+        raise NotAnAmount("Must be greater than 0")
     return amount
+
+
+def parse_decimal(value, path, *, location: str = "body", positive: bool = True) -> Decimal:
+    """decimal_string() for a field at `path`: a VALIDATION_ERROR naming it."""
+    try:
+        return decimal_string(value, positive=positive)
+    except NotAnAmount as exc:
+        raise validation_error([detail(path, str(exc), location)]) from None
 
 
 class RateTable:
@@ -226,7 +251,10 @@ class RateTable:
         return found
 
     def check_places(self, currency: Currency, amount: Decimal, path, *, location: str = "body") -> Decimal:
-        if amount != currency.quantize(amount, ROUND_DOWN):
+        with localcontext() as ctx:
+            ctx.prec = 60  # room for any amount decimal_string() reads, at any currency's places
+            whole = amount == currency.quantize(amount, ROUND_DOWN)
+        if not whole:
             raise validation_error(
                 [detail(path, f"{currency.label} amounts have at most {currency.decimals} decimal places", location)]
             )
@@ -249,7 +277,7 @@ class RateTable:
         if fx:
             spread = self.fx_spread_bps + (self.guaranteed_spread_bps if guarantee else 0)
         with localcontext() as ctx:
-            ctx.prec = 40
+            ctx.prec = 60  # exact for any amount decimal_string() reads
             mid = destination.per_usd / source.per_usd
             rate = (mid * (1 - Decimal(spread) / BPS)).quantize(RATE_PLACES, rounding=ROUND_HALF_EVEN)
             flat_usd = self.flat_usd.get(source_method, self.flat_usd["default"])
@@ -280,6 +308,12 @@ class RateTable:
                     ]
                 )
             destination_amount = destination.quantize(net * rate, rounding=ROUND_DOWN)
+            if destination_amount >= Decimal(10) ** MAX_WHOLE_DIGITS:
+                message = (
+                    f"Too large: {amount_str(source_amount)} {source.label} would be more than "
+                    f"{MAX_WHOLE_DIGITS} digits of {destination.label}"
+                )
+                raise validation_error([detail(amount_path, message, location)])
         return Pricing(
             **pricing,
             source_amount=source_amount,

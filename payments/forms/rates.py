@@ -5,7 +5,7 @@ from django import forms
 from core.forms import ApiErrorsMixin
 
 from ..rails import PAYMENT_METHOD_CHOICES, rail_currency
-from .fields import AMOUNT, positive
+from .fields import AmountField
 
 
 class ExchangeRateForm(ApiErrorsMixin, forms.Form):
@@ -25,14 +25,7 @@ class ExchangeRateForm(ApiErrorsMixin, forms.Form):
         help_text="Blank: the rail's own currency.",
         widget=forms.TextInput(attrs={"list": "currency-labels"}),
     )
-    source_amount = forms.DecimalField(
-        label="Amount (optional)",
-        max_digits=38,
-        decimal_places=18,
-        required=False,
-        validators=[positive],
-        widget=AMOUNT,
-    )
+    source_amount = AmountField(label="Amount (optional)", required=False)
 
     api_fields = {
         "sourcePaymentMethod": "source_payment_method",

@@ -9,7 +9,7 @@ from customers.models import Customer
 
 from ..models import PaymentAccount
 from ..rails import PAYMENT_METHOD_CHOICES
-from .fields import AMOUNT, positive
+from .fields import AmountField
 
 
 def describe_cron(expression: str) -> str:
@@ -35,12 +35,8 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
     destination_currency = forms.CharField(
         label="Destination currency", max_length=64, widget=forms.TextInput(attrs={"list": "currency-labels"})
     )
-    amount = forms.DecimalField(
-        label="Amount (source currency)", max_digits=38, decimal_places=18, validators=[positive], widget=AMOUNT
-    )
-    developer_fee = forms.DecimalField(
-        label="Developer fee (USD)", max_digits=20, decimal_places=2, min_value=0, required=False, widget=AMOUNT
-    )
+    amount = AmountField(label="Amount (source currency)")
+    developer_fee = AmountField(label="Developer fee (USD)", positive=False, places=2, required=False)
     trigger_type = forms.ChoiceField(label="Trigger", choices=TRIGGER_CHOICES, widget=forms.RadioSelect)
     cron_schedule = forms.CharField(
         label="Cron schedule (5 fields, UTC)",
@@ -48,14 +44,7 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
         required=False,
         widget=forms.TextInput(attrs={"placeholder": "0 9 * * 1-5", "spellcheck": "false"}),
     )
-    threshold_amount = forms.DecimalField(
-        label="Threshold amount (source currency)",
-        max_digits=38,
-        decimal_places=18,
-        required=False,
-        validators=[positive],
-        widget=AMOUNT,
-    )
+    threshold_amount = AmountField(label="Threshold amount (source currency)", required=False)
 
     api_fields = {
         "name": "name",

@@ -1,13 +1,12 @@
 """Forms of the quote → execute → track workspace."""
 
-from decimal import Decimal
-
 from django import forms
 from django.conf import settings
 from django.urls import reverse
 
 from ..models import Transaction
 from ..selectors import STUCK_RULE_LABELS, StuckRule, account_options
+from .fields import AmountField, amount_text
 
 MAX_BULK_CANCEL = 100
 
@@ -29,12 +28,8 @@ class QuoteForm(forms.Form):
     destination_account = forms.ChoiceField(label="Destination account")
     destination_method = forms.ChoiceField(label="Destination payment method")
     destination_currency = forms.ChoiceField(label="Destination currency")
-    amount = forms.DecimalField(
-        label="Source amount", max_digits=38, decimal_places=18, min_value=Decimal("0.000000000000000001")
-    )
-    developer_fee = forms.DecimalField(
-        label="Developer fee (USD, optional)", required=False, max_digits=20, decimal_places=2, min_value=0
-    )
+    amount = AmountField(label="Source amount")
+    developer_fee = AmountField(label="Developer fee (USD, optional)", positive=False, places=2, required=False)
     guarantee = forms.BooleanField(label="Guarantee the destination amount", required=False)
     correlation_id = forms.CharField(label="Correlation id (optional)", required=False, max_length=200)
 
@@ -89,7 +84,7 @@ class QuoteForm(forms.Form):
             "source": {
                 "sourceCurrency": data["source_currency"],
                 "sourcePaymentMethod": data["source_method"],
-                "sourceAmount": str(data["amount"]),
+                "sourceAmount": amount_text(data["amount"]),
                 "sourcePaymentAccountId": data["source_account"],
             },
             "destination": {
@@ -99,7 +94,7 @@ class QuoteForm(forms.Form):
             },
         }
         if data.get("developer_fee") is not None:
-            body["developerFee"] = {"developerFeeType": "USD", "developerFeeAmount": str(data["developer_fee"])}
+            body["developerFee"] = {"developerFeeType": "USD", "developerFeeAmount": amount_text(data["developer_fee"])}
         if data.get("guarantee"):
             body["guaranteeQuote"] = True
         return body
@@ -149,8 +144,8 @@ class PreviewForm(forms.Form):
     source_currency = forms.CharField()
     destination_method = forms.CharField()
     destination_currency = forms.CharField()
-    amount = forms.DecimalField(required=False, max_digits=38, decimal_places=18, min_value=0)
-    developer_fee = forms.DecimalField(required=False, max_digits=20, decimal_places=2, min_value=0)
+    amount = AmountField(positive=False, required=False)
+    developer_fee = AmountField(positive=False, places=2, required=False)
 
 
 class ExecuteForm(forms.Form):

@@ -23,6 +23,9 @@ PAGE_SIZE = 50
 
 
 def trigger_words(trigger: dict) -> str:
+    if trigger.get("cronSchedule") and trigger.get("thresholdAmount") is not None:
+        schedule = describe_cron(trigger["cronSchedule"])
+        return f"{schedule}, when the source balance is at least {trigger['thresholdAmount']}"
     if trigger.get("cronSchedule"):
         return describe_cron(trigger["cronSchedule"])
     if trigger.get("thresholdAmount") is not None:

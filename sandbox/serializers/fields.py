@@ -8,12 +8,13 @@ location} through sandbox.errors (DRF's nested errors carry the path).
 
 import re
 from collections.abc import Mapping
-from decimal import Decimal
 
 from django.core.validators import RegexValidator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from ..rates import NotAnAmount, decimal_string
 
 # Fields the 14 November 2025 change removed: refused by name, with what to send instead.
 REMOVED_FIELDS = {
@@ -141,10 +142,7 @@ class DecimalStringField(Pattern):
     """A decimal string ("10.50"). JSON numbers are refused: the spec carries amounts as strings."""
 
     default_error_messages = {
-        "invalid": 'Must be a decimal string such as "10.50", not a JSON number',
-        "not_string": 'Must be a decimal string such as "10.50", not a JSON number',
-        "not_decimal": "'{value}' is not a decimal string",
-        "not_positive": "Must be greater than 0",
+        "not_decimal": "'{value}' is not a decimal string of at most 30 digits before and after the point",
     }
 
     def __init__(self, *, positive=True, **kwargs):
@@ -155,16 +153,18 @@ class DecimalStringField(Pattern):
             self.validators[-1] = RegexValidator(POSITIVE_DECIMAL_PATTERN)
 
     def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("not_string")
+        # The one reading of amounts (sandbox/rates.py): bounded, so that no amount is a 500.
         try:
-            text = super().to_internal_value(data)
-        except serializers.ValidationError:
-            self.fail("not_decimal", value=data)
-        value = Decimal(text)
-        if self.positive and value <= 0:
-            self.fail("not_positive")
+            value = decimal_string(data, positive=self.positive)
+        except NotAnAmount as exc:
+            raise serializers.ValidationError(str(exc), code="invalid") from None
+        if re.fullmatch(self.regex.removeprefix("^").removesuffix("$"), data) is None:  # leading zeros
+            self.fail("not_decimal", value=data[:40])
         return value
+
+    def run_validators(self, value):
+        """The text was checked against the documented pattern above; `value` is a Decimal,
+        whose str() may be in exponent form ("1E-9") and must not meet the pattern again."""
 
 
 class QueryInteger(serializers.IntegerField):

@@ -37,7 +37,8 @@ CRON_PATTERN = r"^ *[0-9A-Za-z*/,?#-]+( +[0-9A-Za-z*/,?#-]+){4} *$"
 
 
 class TriggerIn(StrictSerializer):
-    """Exactly one of cronSchedule (five fields, UTC) and thresholdAmount (source balance to reach)."""
+    """cronSchedule (five fields, UTC), thresholdAmount (source balance to reach), or both: a
+    threshold checked on the schedule (THRESHOLD_BASED, as the spec's trigger shows them)."""
 
     type = Enum(
         ["THRESHOLD_BASED", "CRON_BASED"],
@@ -61,11 +62,11 @@ class TriggerIn(StrictSerializer):
 
     def validate(self, attrs):
         given = [name for name in ("cronSchedule", "thresholdAmount") if name in attrs]
-        if len(given) != 1:
-            raise serializers.ValidationError("Give exactly one of cronSchedule and thresholdAmount")
+        if not given:
+            raise serializers.ValidationError("Give cronSchedule, thresholdAmount or both")
         wanted = "CRON_BASED" if given == ["cronSchedule"] else "THRESHOLD_BASED"
         if attrs.get("type", wanted) != wanted:
-            raise serializers.ValidationError({"type": f"{given[0]} makes a {wanted} trigger"})
+            raise serializers.ValidationError({"type": f"{' with '.join(given)} makes a {wanted} trigger"})
         return attrs
 
 

@@ -9,7 +9,7 @@ from django.db.models import F
 from .. import signals
 from ..errors import bad_request, detail, validation_error
 from ..models import AutomationRule, Balance, PaymentAccount, PaymentAccountStatus, PaymentAccountType
-from ..rates import Currency, amount_str, table
+from ..rates import MAX_WHOLE_DIGITS, Currency, amount_str, table
 
 
 def ledger_place(account: PaymentAccount) -> tuple[str, str | None]:
@@ -97,5 +97,8 @@ def payment_account_fund(*, account: PaymentAccount, chain, currency, amount: De
         raise bad_request(f"Payment account {account.account_id} is {account.status}")
     found = balance_currency(account=account, chain=chain, currency=currency, location="body")
     table().check_places(found, amount, ["amount"])
+    if balance_get(account=account, currency=found) + amount >= Decimal(10) ** MAX_WHOLE_DIGITS:
+        message = f"Too large: the balance would be more than {MAX_WHOLE_DIGITS} digits of {found.label}"
+        raise validation_error([detail(["amount"], message)])
     balance_credit(account=account, currency=found, amount=amount)
     return balance_body(account=account, currency=found)

@@ -1,4 +1,5 @@
-"""Automation rules: a transaction template and a trigger (a cron schedule or a balance threshold)."""
+"""Automation rules: a transaction template and a trigger: a cron schedule, a balance threshold,
+or both (the threshold checked on the schedule only)."""
 
 import datetime as dt
 from decimal import Decimal
@@ -67,7 +68,9 @@ def _validated_rule(*, api_key: ApiKey, data: dict) -> tuple[Customer, dict, dic
         table().check_places(pricing.source, trigger["thresholdAmount"], ["trigger", "thresholdAmount"])
         stored_trigger = {"thresholdAmount": amount_str(trigger["thresholdAmount"])}
     else:
-        stored_trigger = {"cronSchedule": trigger["cronSchedule"]}
+        stored_trigger = {}
+    if "cronSchedule" in trigger:
+        stored_trigger["cronSchedule"] = trigger["cronSchedule"]
     return customer, template, stored_trigger
 
 
@@ -169,7 +172,9 @@ def _claim_firing(rule: AutomationRule, now: dt.datetime) -> bool:
 
     Cron: due when next_run_at <= now; the next run is computed from now, so a clock that jumped
     over several runs fires once. Threshold: fires when the balance is at or above it and the rule
-    is armed, then disarms; it re-arms when a check sees the balance below."""
+    is armed, then disarms; it re-arms when a check sees the balance below. Both: at each run of
+    the schedule, fires if the balance is at or above the threshold (no arming: the schedule
+    already spaces the firings)."""
     rules = AutomationRule.objects.filter(pk=rule.pk)
     if "cronSchedule" in rule.trigger:
         if rule.next_run_at is None:
@@ -177,7 +182,8 @@ def _claim_firing(rule: AutomationRule, now: dt.datetime) -> bool:
             return False
         if rule.next_run_at > now:
             return False
-        return bool(rules.filter(next_run_at=rule.next_run_at).update(next_run_at=_next_run(rule.trigger, now)))
+        claimed = bool(rules.filter(next_run_at=rule.next_run_at).update(next_run_at=_next_run(rule.trigger, now)))
+        return claimed and ("thresholdAmount" not in rule.trigger or _threshold_reached(rule))
     if _threshold_reached(rule):
         return bool(rules.filter(threshold_armed=True).update(threshold_armed=False))
     rules.filter(threshold_armed=False).update(threshold_armed=True)
@@ -196,7 +202,8 @@ def automation_rules_fire_due(*, api_key: ApiKey | None = None, source_account_i
     periodic task, the balance-change check and the test helper automation-rules/run.
 
     - api_key: only that key's organization, acting with that key (the helper);
-    - source_account_id: only the threshold rules on that account (after its balance changed).
+    - source_account_id: only the threshold rules on that account (after its balance changed);
+      a threshold on a schedule waits for its schedule.
 
     A firing that fails (customer no longer ACTIVE, say) is reported and not retried: the
     schedule has moved on / the threshold is disarmed, as for a firing that succeeded."""
@@ -205,7 +212,9 @@ def automation_rules_fire_due(*, api_key: ApiKey | None = None, source_account_i
     if api_key is not None:
         rules = rules.filter(customer__organization_id=api_key.organization_id)
     if source_account_id is not None:
-        rules = rules.filter(source_account_id=source_account_id, trigger__has_key="thresholdAmount")
+        rules = rules.filter(source_account_id=source_account_id, trigger__has_key="thresholdAmount").exclude(
+            trigger__has_key="cronSchedule"
+        )
     else:
         # Cron rules that are due or never scheduled, and every threshold rule.
         rules = rules.filter(Q(next_run_at__lte=now) | Q(next_run_at__isnull=True))

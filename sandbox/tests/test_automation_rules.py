@@ -66,7 +66,7 @@ def test_create_cron_rule_with_developer_fee(api, setup):
         ({"name": ""}, ["name"]),
         ({"trigger": {"cronSchedule": "* * * * * *"}}, ["trigger", "cronSchedule"]),
         ({"trigger": {"cronSchedule": "61 * * * *"}}, ["trigger", "cronSchedule"]),
-        ({"trigger": {"cronSchedule": "* * * * *", "thresholdAmount": "5"}}, ["trigger"]),
+        ({"trigger": {"cronSchedule": "* * * * *", "thresholdAmount": "5", "type": "CRON_BASED"}}, ["trigger", "type"]),
         ({"trigger": {}}, ["trigger"]),
         ({"trigger": {"thresholdAmount": 100}}, ["trigger", "thresholdAmount"]),
         ({"trigger": {"thresholdAmount": "100", "type": "CRON_BASED"}}, ["trigger", "type"]),
@@ -217,3 +217,26 @@ def test_a_rule_that_cannot_run_is_reported(api, setup):
     run = api.post("/test-helpers/automation-rules/run").json()
     assert run["fired"] == []
     assert run["failed"][0]["ruleId"] == rule["id"] and "DEACTIVATED" in run["failed"][0]["message"]
+
+
+def test_a_threshold_on_a_schedule_is_checked_when_the_schedule_runs(api, setup):
+    """The spec's trigger carries both fields and shows THRESHOLD_BASED: a threshold checked on
+    the cron schedule, not at each balance change."""
+    rule = api.post("/automation-rules", rule_body(setup, {"cronSchedule": "0 * * * *", "thresholdAmount": "100"}))
+    assert rule.status_code == 201, rule.json()
+    rule = rule.json()
+    assert rule["trigger"] == {"cronSchedule": "0 * * * *", "thresholdAmount": "100", "type": "THRESHOLD_BASED"}
+    assert api.get(f"/automation-rules/{rule['id']}").json() == rule
+    wallet = setup["service"]["paymentAccountId"]
+    # Reached between two runs: nothing fires before the schedule says so.
+    api.post(f"/test-helpers/payment-accounts/{wallet}/fund", {"currency": "USDC", "amount": "160"})
+    assert api.post("/test-helpers/automation-rules/run").json()["fired"] == []
+    clock.advance(3600)
+    run = api.post("/test-helpers/automation-rules/run").json()
+    assert [item["ruleId"] for item in run["fired"]] == [rule["id"]]
+    # 110 left: the next run fires again (the schedule spaces the firings) ...
+    clock.advance(3600)
+    assert len(api.post("/test-helpers/automation-rules/run").json()["fired"]) == 1
+    # ... and a run that finds 60, below the threshold, does not.
+    clock.advance(3600)
+    assert api.post("/test-helpers/automation-rules/run").json()["fired"] == []

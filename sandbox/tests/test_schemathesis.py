@@ -65,12 +65,12 @@ UNDOCUMENTABLE = {
         ("sourceAmount",): "decimal places of the source currency, amount limits",
     },
     "POST /automation-rules": {
-        ("trigger",): "exactly one of cronSchedule and thresholdAmount; croniter's field ranges",
+        ("trigger",): "at least one of cronSchedule and thresholdAmount; croniter's field ranges",
         ("transactionTemplate",): "currency of each payment method, decimal places",
     },
     "PUT /automation-rules/{rule_id}": {
         ("id",): "must equal the path's ruleId",
-        ("trigger",): "exactly one of cronSchedule and thresholdAmount; croniter's field ranges",
+        ("trigger",): "at least one of cronSchedule and thresholdAmount; croniter's field ranges",
         ("transactionTemplate",): "currency of each payment method, decimal places",
     },
     "GET /payment-accounts/{payment_account_id}/balance": {

@@ -1,11 +1,13 @@
 """The inbox drains in batches: one re-read per record, leases, backoff, exactly once."""
 
 import datetime as dt
+import re
 import threading
 from unittest import mock
 
 import pytest
 from django.db import connection
+from django.urls import reverse
 from django.utils import timezone
 
 from customers.models import Customer
@@ -73,7 +75,7 @@ def test_a_failed_read_backs_off_and_the_sweep_takes_it_again_later(upstream):
         event.refresh_from_db()
         assert event.state == "failed" and event.attempts == 1 and event.last_error
         assert event.not_before > timezone.now()
-    assert "NOT_FOUND" in gone[0].last_error and "customerId" in malformed.last_error
+    assert "refused" in gone[0].last_error and "customerId" in malformed.last_error
     # During the backoff nothing takes them, not even the sweep.
     WebhookEvent.objects.update(received_at=timezone.now() - dt.timedelta(minutes=5))
     assert sweep_webhook_inbox() == 0
@@ -124,7 +126,7 @@ def test_a_burst_of_events_queues_a_drain_that_starts_after_the_last_of_them(db,
         assert queue.call_count == 2
 
 
-def test_an_unexpected_error_fails_the_batch_with_a_backoff(upstream, monkeypatch):
+def test_an_upsert_that_fails_fails_its_events_with_a_backoff(upstream, monkeypatch):
     grace = new_customer(upstream)["customerId"]
     events = events_for(grace, 2)
     id_field, read, _upsert = inbox.KINDS["customer.update"]
@@ -133,10 +135,69 @@ def test_an_unexpected_error_fails_the_batch_with_a_backoff(upstream, monkeypatc
     )
     with mock.patch.object(inbox.log, "exception") as logged:
         assert drain_webhook_inbox() == 2
-    logged.assert_called_once_with("A batch of %d webhook events failed", 2)
+    assert logged.called  # the detail goes to the log, with its traceback
     for event in events:
         event.refresh_from_db()
-        assert event.state == "failed" and "disk full" in event.last_error and event.not_before > timezone.now()
+        assert event.state == "failed" and event.last_error == inbox.UNEXPECTED and event.not_before > timezone.now()
+
+
+def test_an_event_the_client_cannot_read_fails_alone(upstream):
+    """A signed event whose id the client refuses to put in a URL (a ValueError, not an API
+    error) fails; the valid events of the same batch are processed."""
+    grace = new_customer(upstream)["customerId"]
+    ada = upstream.call(
+        "POST",
+        "/customers",
+        {"customerType": "INDIVIDUAL", "email": "ada@example.com", "firstName": "Ada", "lastName": "L"},
+    )["customerId"]
+    valid = [*events_for(grace, 1), *events_for(ada, 1)]
+    bad = WebhookEventFactory(event_id="evt-bad", event_type="customer.update", record_id="bad?id#")
+
+    assert drain_webhook_inbox() == 3
+
+    for event in valid:
+        event.refresh_from_db()
+        assert event.state == "processed" and event.last_error == ""
+    bad.refresh_from_db()
+    assert bad.state == "failed" and "Not a usable id" in bad.last_error
+    assert set(Customer.objects.values_list("customer_id", flat=True)) == {grace, ada}
+
+
+@pytest.mark.parametrize("mode", ["down", "slow", "html-500"])
+def test_the_inbox_page_shows_upstream_failures_in_staff_words(client_as, upstream, faulty_upstream, mode):
+    grace = new_customer(upstream)["customerId"]
+    event = events_for(grace, 1)[0]
+    faulty_upstream.fail(mode)
+    drain_webhook_inbox()
+    event.refresh_from_db()
+    assert event.state == "failed"
+    html = client_as("admin").get(reverse("mirror-list-inbox-events")).content.decode()
+    assert "The Payments API" in event.last_error and event.last_error[:40] in html
+    assert not re.search(r"Errno|Connection refused|timed out|nginx|HTTP 500|GET /customer", html)
+
+
+def test_a_record_the_mirror_cannot_take_fails_its_own_events_only(upstream, monkeypatch):
+    grace = new_customer(upstream)["customerId"]
+    ada = upstream.call(
+        "POST",
+        "/customers",
+        {"customerType": "INDIVIDUAL", "email": "ada@example.com", "firstName": "Ada", "lastName": "L"},
+    )["customerId"]
+    good, poisoned = events_for(grace, 2), events_for(ada, 1)
+    id_field, read, upsert = inbox.KINDS["customer.update"]
+
+    def picky_upsert(*, items, seen_by):
+        if any(item.customer_id == ada for item in items):
+            raise RuntimeError("value out of range")
+        return upsert(items=items, seen_by=seen_by)
+
+    monkeypatch.setitem(inbox.KINDS, "customer.update", (id_field, read, picky_upsert))
+    assert drain_webhook_inbox() == 3
+
+    assert {WebhookEvent.objects.get(pk=e.pk).state for e in good} == {"processed"}
+    failed = WebhookEvent.objects.get(pk=poisoned[0].pk)
+    assert failed.state == "failed" and failed.last_error == inbox.UNEXPECTED
+    assert list(Customer.objects.values_list("customer_id", flat=True)) == [grace]
 
 
 def test_a_drain_out_of_time_queues_the_next_one(upstream):

@@ -138,6 +138,16 @@ def test_a_signed_body_that_is_not_an_event_is_refused(client, db, no_processing
     assert WebhookEvent.objects.count() == 0
 
 
+@pytest.mark.parametrize("body", ["not json at all", '{"eventId": "evt_1", ', "NaNx", ""])
+def test_a_signed_body_that_is_not_json_is_malformed_not_forged(client, db, no_processing, body):
+    response = post(client, body, webhooks.signature_headers(SECRET, body))
+    assert response.status_code == 400
+    assert response.json() == {"error": "malformed"}
+    assert Counter.objects.get(name="webhooks.refused.malformed").value == 1
+    assert not Counter.objects.filter(name="webhooks.refused.bad-signature").exists()
+    assert WebhookEvent.objects.count() == 0
+
+
 def test_an_oversized_body_is_refused_before_verification(client, db, no_processing):
     body, headers = signed(event(blob="x" * (1024 * 1024 + 10)))
     response = post(client, body, headers)

@@ -1,5 +1,6 @@
 """Quote builder → quote → execute, against the sandbox (the `upstream` fixture)."""
 
+import json
 import uuid
 
 import pytest
@@ -205,3 +206,23 @@ def test_readers_see_the_quote_without_execute(client_as, role, setup, operation
     html = client_as(role).get(reverse("payments-view-quote", args=[quote.quote_id])).content.decode()
     assert quote.quote_id in html and 'id="execute-button"' not in html
     assert "New quote with the same inputs" not in html
+
+
+def test_builder_amounts_reach_the_api_as_plain_decimals_or_stay_on_the_form(client_as, setup, faulty_upstream):
+    client = client_as("operations")
+    # Nine places: sent as "0.000000001" (never "1E-9"); the API's refusal lands on the field.
+    response = client.post(reverse("payments-create-quote"), quote_post_data(setup, amount="0.000000001"))
+    sent = faulty_upstream.sent("POST", "/quotes")
+    assert [json.loads(r.content)["source"]["sourceAmount"] for r in sent] == ["0.000000001"]
+    errors = response.context["form"].errors
+    assert list(errors) == ["amount"] and "decimal places" in errors["amount"][0]
+    assert "1E-9" not in response.content.decode()
+    # An exponent, a sign, too many digits: refused on the field, nothing sent.
+    for typed in ["1e5", "-0", "12345678901234567890123456", "1.0000000000000000001"]:
+        faulty_upstream.fail(None)
+        response = client.post(reverse("payments-create-quote"), quote_post_data(setup, amount=typed))
+        assert response.status_code == 200
+        assert list(response.context["form"].errors) == ["amount"], typed
+        assert f'value="{typed}"' in response.content.decode()  # what was typed is kept
+        assert not faulty_upstream.sent("POST", "/quotes")
+    assert not Quote.objects.exists()

@@ -83,6 +83,9 @@ def test_threshold_rule_amounts_are_decimals(admin, setup):
     assert "When the source balance reaches 100.25" in page
 
 
+NOT_DIGITS = "Type digits and an optional decimal point, such as 10.50 (no sign, exponent or spaces)."
+
+
 @pytest.mark.parametrize(
     ("fields", "errors"),
     [
@@ -90,9 +93,12 @@ def test_threshold_rule_amounts_are_decimals(admin, setup):
         ({"cron_schedule": "61 * * * *"}, {"cron_schedule": ["Not a cron expression of five fields (minute hour day month weekday)."]}),
         ({"cron_schedule": ""}, {"cron_schedule": ["Needed for a scheduled rule."]}),
         ({"trigger_type": "THRESHOLD", "threshold_amount": ""}, {"threshold_amount": ["Needed for a threshold rule."]}),
-        ({"amount": "-5"}, {"amount": ["Must be greater than 0."]}),
-        ({"amount": "ten"}, {"amount": ["Enter a number."]}),
-        ({"developer_fee": "1.555"}, {"developer_fee": ["Ensure that there are no more than 2 decimal places."]}),
+        ({"amount": "-5"}, {"amount": [NOT_DIGITS]}),
+        ({"amount": "0.00"}, {"amount": ["Must be greater than 0."]}),
+        ({"amount": "ten"}, {"amount": [NOT_DIGITS]}),
+        ({"amount": "1e5"}, {"amount": [NOT_DIGITS]}),
+        ({"developer_fee": "1.555"}, {"developer_fee": ["At most 2 decimal places."]}),
+        ({"threshold_amount": "1" * 21, "trigger_type": "THRESHOLD"}, {"threshold_amount": ["Too large: at most 20 digits before the point."]}),
     ],
 )  # fmt: skip
 def test_local_validation_before_the_api(admin, setup, faulty_upstream, fields, errors):
