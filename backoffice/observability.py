@@ -162,7 +162,10 @@ def task_started(task=None, task_id=None, **kwargs):
     """task_prerun: the task runs under the request id that queued it (an eager task keeps
     the one of the request it runs in), else under its own id."""
     request = task.request
-    carried = getattr(request, REQUEST_ID_HEADER, None)
+    # A worker makes the message's headers attributes of the request; apply(headers=...) does not.
+    carried = getattr(request, REQUEST_ID_HEADER, None) or (getattr(request, "headers", None) or {}).get(
+        REQUEST_ID_HEADER
+    )
     current = current_request_id()
     request_id = carried or (current if current != "-" else task_id or "-")
     request._observability = (set_request_id(request_id), time.perf_counter())
