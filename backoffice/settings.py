@@ -32,6 +32,10 @@ if not SECRET_KEY:
         )
     SECRET_KEY = "dev-only-secret-key-never-used-when-debug-is-off-0123456789abcdef"  # noqa: S105
 
+# Rotation without logging everyone out: the old key here while sessions signed with it
+# lapse (docs/operations.md).
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])
+
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
