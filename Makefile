@@ -1,20 +1,54 @@
 # The two commands of the README: `make run` and `make test`. Both are idempotent.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Python 3.11 or newer: python3 when it is new enough, else python3.11.
+PYTHON ?= $(shell python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && command -v python3 || command -v python3.11)
 VENV := .venv
 BIN := $(VENV)/bin
-INSTALLED := $(VENV)/.installed
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+# What `make run` needs (the runtime dependencies), and what `make test` adds (the dev extras).
+RUNTIME := $(VENV)/.runtime-installed
+DEV := $(VENV)/.dev-installed
+SEED_LOG := $(VENV)/seed-demo.log
 
 .PHONY: run test check lint chromium clean
 
-$(INSTALLED): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
-	touch $(INSTALLED)
+$(RUNTIME): pyproject.toml
+	@test -x $(BIN)/python || { test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3 or python3.11)"; exit 1; }; $(PYTHON) -m venv $(VENV); }
+	@echo "Installing the runtime dependencies into $(VENV)..."
+	@$(PIP) -e .
+	@touch $@
 
-run: $(INSTALLED)
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py seed_demo
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+$(DEV): $(RUNTIME)
+	@echo "Installing the dev extras (test tools) into $(VENV)..."
+	@$(PIP) -e '.[dev]'
+	@touch $@
+
+# Serves on http://127.0.0.1:8000 with the embedded defaults; the demo logins come last,
+# once the server answers. Ctrl-C stops it.
+define WAIT_AND_SHOW_LOGINS
+import sys, time, urllib.request
+for _ in range(240):
+    try:
+        urllib.request.urlopen("http://127.0.0.1:8000/healthz", timeout=1)
+        break
+    except OSError:
+        time.sleep(0.25)
+else:
+    sys.exit("The server did not answer on http://127.0.0.1:8000/healthz")
+lines = [l.rstrip() for l in open(sys.argv[1]) if l.startswith(("Demo staff", "  demo-"))]
+bar = "=" * 78
+print("\n" + bar + "\n  The back-office is at http://127.0.0.1:8000/ (Ctrl-C stops it)\n")
+print("\n".join("  " + l for l in lines))
+print(bar + "\n", flush=True)
+endef
+export WAIT_AND_SHOW_LOGINS
+
+run: $(RUNTIME)
+	@$(BIN)/python -c "import socket, sys; sys.exit(socket.socket().connect_ex(('127.0.0.1', 8000)) == 0 and 'Something already listens on 127.0.0.1:8000: stop it first')"
+	@$(BIN)/python manage.py migrate --noinput -v 0
+	@echo "Seeding the sandbox and the mirror..."
+	@LOG_LEVEL=WARNING $(BIN)/python manage.py seed_demo > $(SEED_LOG)
+	@LOG_LEVEL=WARNING $(BIN)/python manage.py runserver 127.0.0.1:8000 & \
+	  $(BIN)/python -c "$$WAIT_AND_SHOW_LOGINS" $(SEED_LOG); wait
 
 # Debian's chromium for the browser tests: installed when missing and we are root.
 chromium:
@@ -22,12 +56,12 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install Debian's chromium package (sudo apt-get install chromium)"; exit 1; fi; }
 
-lint: $(INSTALLED)
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
-test: $(INSTALLED) chromium lint
+test: $(DEV) chromium lint
 	$(BIN)/pytest
 
 # The everyday loop: lint, the import contracts and the fast tests of the back-office's apps.
@@ -36,4 +70,4 @@ check: lint
 	  tests/core tests/customers tests/payments tests/mirror tests/paymentsapi
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles

@@ -8,8 +8,11 @@ from backoffice.celery import app as celery_app
 
 
 @pytest.fixture(autouse=True)
-def _empty_cache():
-    """Nothing cached leaks from one test into the next (the upstream banner, counts)."""
+def _empty_cache(settings):
+    """Nothing cached leaks from one test into the next (the upstream banner, counts). Each
+    test has a cache of its own process even where a broker makes Redis the shared cache:
+    clearing that would empty the broker's database under a running worker."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     cache.clear()
 
 

@@ -29,3 +29,11 @@ calls_itself = api is None or urlsplit(api).netloc == bind
 threads = int(os.environ.get("GUNICORN_THREADS", 4 if calls_itself else 1))
 keepalive = 5
 timeout = 30
+
+
+def child_exit(server, worker):
+    """A worker that exits leaves its live gauges out of Prometheus's shared figures."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -1,4 +1,50 @@
+"""What /healthz and /readyz report: the database, the broker, the heartbeats of the Celery
+worker and beat, and how fresh each sync of the mirror is.
+
+Heartbeats: beat queues `backoffice.heartbeat` every HEARTBEAT_SECONDS and notes, as it
+sends it, that beat is alive; a worker that runs it notes that the workers are consuming.
+Both notes live in the shared cache (Redis when a broker is configured), so every web
+process sees them. docs/operations.md says what each failing check means and what to do.
+"""
+
+import time
+
 from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+HEARTBEAT_TASK = "backoffice.heartbeat"
+SYNC_KINDS = ("customers", "payment-accounts", "transactions")
+OK_STATES = frozenset({"ok", "eager"})
+
+
+def _key(process: str) -> str:
+    return f"heartbeat:{process}"
+
+
+def mark_heartbeat(process: str, at: float | None = None) -> None:
+    cache.set(_key(process), time.time() if at is None else at, timeout=None)
+
+
+def heartbeat_age(process: str) -> float | None:
+    """Seconds since `process` ("worker" or "beat") was last seen alive; None if never."""
+    seen = cache.get(_key(process))
+    return None if seen is None else max(0.0, time.time() - seen)
+
+
+def beat_published(sender=None, **kwargs):
+    """after_task_publish: only beat sends the heartbeat task, so sending it proves beat."""
+    if sender == HEARTBEAT_TASK:
+        mark_heartbeat("beat")
+
+
+def database_status() -> str:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return "ok"
+    except Exception:  # any driver error means the same thing here
+        return "unavailable"
 
 
 def broker_status() -> str:
@@ -13,3 +59,47 @@ def broker_status() -> str:
         return "ok"
     except Exception:  # kombu raises many transport-specific errors
         return "unavailable"
+
+
+def _age_check(age: float | None, limit: float) -> dict:
+    if age is None:
+        return {"status": "missing", "ageSeconds": None}
+    return {"status": "ok" if age <= limit else "stale", "ageSeconds": round(age)}
+
+
+def heartbeat_checks() -> dict:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # No broker: tasks run in the web process (and runserver's ticker runs the schedule).
+        return {"worker": {"status": "eager"}, "beat": {"status": "eager"}}
+    limit = settings.HEARTBEAT_STALE_SECONDS
+    return {process: _age_check(heartbeat_age(process), limit) for process in ("worker", "beat")}
+
+
+def sync_ages() -> dict[str, float | None]:
+    """Seconds since the last successful run of each sync kind (None: never succeeded)."""
+    from django.db.models import Max
+    from django.utils import timezone
+
+    from mirror.models import SyncRun
+
+    last = dict(
+        SyncRun.objects.filter(outcome=SyncRun.Outcome.SUCCEEDED, kind__in=SYNC_KINDS)
+        .values_list("kind")
+        .annotate(at=Max("finished_at"))
+    )
+    now = timezone.now()
+    return {kind: (now - last[kind]).total_seconds() if last.get(kind) else None for kind in SYNC_KINDS}
+
+
+def readiness() -> tuple[bool, dict]:
+    """Every check as {"status": ...}; ready when all are "ok" (or "eager" without a broker)."""
+    checks: dict = {"database": {"status": database_status()}, "broker": {"status": broker_status()}}
+    checks.update(heartbeat_checks())
+    if checks["database"]["status"] == "ok":
+        limit = settings.SYNC_STALE_SECONDS
+        checks["sync"] = {kind: _age_check(age, limit) for kind, age in sync_ages().items()}
+        sync_ok = all(check["status"] == "ok" for check in checks["sync"].values())
+    else:
+        checks["sync"], sync_ok = {"status": "unknown"}, False
+    ready = sync_ok and all(checks[name]["status"] in OK_STATES for name in ("database", "broker", "worker", "beat"))
+    return ready, checks

@@ -15,6 +15,8 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from backoffice.observability import init_sentry, logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -29,6 +31,10 @@ if not SECRET_KEY:
             "without it: set SECRET_KEY to a long random string (at least 50 characters)."
         )
     SECRET_KEY = "dev-only-secret-key-never-used-when-debug-is-off-0123456789abcdef"  # noqa: S105
+
+# Rotation without logging everyone out: the old key here while sessions signed with it
+# lapse (docs/operations.md).
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -62,6 +68,7 @@ if SANDBOX_MOUNTED:
     INSTALLED_APPS += ["rest_framework", "drf_spectacular", "sandbox"]
 
 MIDDLEWARE = [
+    "core.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
@@ -202,6 +209,8 @@ PAYMENTS_WEBHOOK_SECRET = env.str("PAYMENTS_WEBHOOK_SECRET", default="")
 # Requests to the upstream through WSGI into this process (the mounted sandbox): tests and
 # set-up commands that run before the server is listening.
 PAYMENTS_API_IN_PROCESS = env.bool("PAYMENTS_API_IN_PROCESS", default=False)
+# The same for management commands when the mounted sandbox's address has no server (manage.py).
+PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED = env.bool("PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED", default=False)
 
 # Celery: eager in-process when no broker is configured.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
@@ -255,20 +264,34 @@ if SANDBOX_MOUNTED:
         "ENUM_NAME_OVERRIDES": {"EventKindEnum": "sandbox.models.EVENT_KINDS"},
     }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "core.middleware.RequestIdLogFilter"}},
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
-    },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {
-        "django.db.backends": {"level": "INFO"},
-        "axes": {"level": "WARNING"},
-    },
+# --- Observability (docs/operations.md) ------------------------------------------------
+# Logs: plain lines, or one JSON object a line with LOG_FORMAT=json; both carry the request id.
+LOGGING = logging_config(fmt=env.str("LOG_FORMAT", default="plain"), level=env.str("LOG_LEVEL", default="INFO"))
+# Errors to Sentry when SENTRY_DSN is set; no personal data (backoffice/observability.py).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    init_sentry(
+        dsn=SENTRY_DSN,
+        environment=env.str("SENTRY_ENVIRONMENT", default="production" if not DEBUG else "development"),
+        release=env.str("SENTRY_RELEASE", default="") or None,
+        traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+    )
+# Prometheus metrics at /metrics for a scraper that sends "Authorization: Bearer METRICS_TOKEN";
+# without METRICS_TOKEN /metrics does not exist (404).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# One cache for every process: CACHE_URL, else the broker's Redis, else each process its own.
+_broker = env.str("CELERY_BROKER_URL", default="")
+CACHES = {
+    "default": env.cache(
+        "CACHE_URL", default=_broker if _broker.startswith(("redis://", "rediss://")) else "locmemcache://"
+    )
 }
+CACHES["default"].setdefault("KEY_PREFIX", "backoffice")
+# Readiness (/readyz): beat queues a heartbeat task every HEARTBEAT_SECONDS; worker and beat
+# are stale past HEARTBEAT_STALE_SECONDS, each sync kind past SYNC_STALE_SECONDS.
+HEARTBEAT_SECONDS = env.int("HEARTBEAT_SECONDS", default=30)
+HEARTBEAT_STALE_SECONDS = env.int("HEARTBEAT_STALE_SECONDS", default=4 * HEARTBEAT_SECONDS)
+SYNC_STALE_SECONDS = env.int("SYNC_STALE_SECONDS", default=2 * SYNC_INTERVAL_SECONDS + 300)
+CELERY_BEAT_SCHEDULE["heartbeat"] = {"task": "backoffice.heartbeat", "schedule": HEARTBEAT_SECONDS}
+# --- end of observability --------------------------------------------------------------
 CSRF_FAILURE_VIEW = "core.views.csrf_failure"

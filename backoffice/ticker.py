@@ -49,8 +49,9 @@ class Ticker(threading.Thread):
 
 
 def start_if_wanted() -> Ticker | None:
-    """Start the ticker in the serving process of `runserver` when Celery is eager."""
-    serving = "runserver" in sys.argv and os.environ.get("RUN_MAIN") == "true"
+    """Start the ticker in the serving process of `runserver` when Celery is eager: the
+    reloader's child, or the one process of `runserver --noreload`."""
+    serving = "runserver" in sys.argv and (os.environ.get("RUN_MAIN") == "true" or "--noreload" in sys.argv)
     if not (settings.CELERY_TASK_ALWAYS_EAGER and settings.EAGER_BEAT and serving):
         return None
     ticker = Ticker(settings.CELERY_BEAT_SCHEDULE)

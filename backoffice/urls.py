@@ -5,7 +5,7 @@ from django.urls import include, path
 from core.forms import LoginForm
 from core.views import list_audit_events
 
-from . import views
+from . import metrics, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,6 +19,8 @@ urlpatterns = [
     path("customers/", include("customers.urls")),
     path("payments/", include("payments.urls")),
     path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
+    path("metrics", metrics.metrics, name="metrics"),
     path("", include("mirror.urls")),
 ]
 

@@ -1,7 +1,6 @@
-"""The pages of the project as a whole: the home page and the health check."""
+"""The pages of the project as a whole: the home page, liveness and readiness."""
 
 from django.conf import settings
-from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
@@ -11,7 +10,7 @@ from core.access import staff_required
 from core.roles import roles_of
 from core.upstream import get_client
 
-from .health import broker_status
+from .health import broker_status, database_status, readiness
 
 
 @staff_required
@@ -24,12 +23,7 @@ def home(request):
 @require_GET
 def healthz(request):
     """Liveness for load balancers: 200 while the database answers, 503 when it does not."""
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-        database = "ok"
-    except Exception:  # any driver error means the same thing here
-        database = "unavailable"
+    database = database_status()
     body = {
         "database": database,
         "broker": broker_status(),
@@ -39,3 +33,12 @@ def healthz(request):
         "sandboxMounted": settings.SANDBOX_MOUNTED,
     }
     return JsonResponse(body, status=200 if database == "ok" else 503)
+
+
+@never_cache
+@require_GET
+def readyz(request):
+    """Readiness: the database, the broker, the worker's and beat's heartbeats, the freshness
+    of each sync. 200 when all are well, else 503; the JSON says which check failed."""
+    ready, checks = readiness()
+    return JsonResponse({"ready": ready, "checks": checks}, status=200 if ready else 503)

@@ -16,6 +16,11 @@ def current_request_id() -> str:
     return _request_id.get()
 
 
+def set_request_id(value: str) -> contextvars.Token:
+    """For work that is not a request (a Celery task): its id in logs and upstream calls."""
+    return _request_id.set(value)
+
+
 class RequestIdMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response

@@ -8,8 +8,10 @@ process, and the one test seam. `paymentsapi` itself knows nothing of Django or 
 
 import contextlib
 import functools
+import socket
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
@@ -17,6 +19,7 @@ from django.core.wsgi import get_wsgi_application
 
 from paymentsapi import PaymentsApiClient, make_breaker
 
+from .metrics import BreakerStateListener, observe_upstream
 from .middleware import current_request_id
 
 
@@ -33,6 +36,7 @@ def client_from_settings(**overrides: Any) -> PaymentsApiClient:
         "base_url": settings.PAYMENTS_API_BASE_URL,
         "timeout": float(settings.PAYMENTS_API_TIMEOUT),
         "request_id": _request_id,
+        "observer": observe_upstream,
     }
     if hasattr(settings, "PAYMENTS_API_MAX_RETRIES"):
         options["max_retries"] = settings.PAYMENTS_API_MAX_RETRIES
@@ -42,6 +46,7 @@ def client_from_settings(**overrides: Any) -> PaymentsApiClient:
     if hasattr(settings, "PAYMENTS_API_BREAKER_RESET_SECONDS"):
         breaker["reset_timeout"] = settings.PAYMENTS_API_BREAKER_RESET_SECONDS
     options["breaker"] = make_breaker(**breaker)
+    options["breaker"].add_listener(BreakerStateListener())
     options.update(overrides)
     return PaymentsApiClient(**options)
 
@@ -69,17 +74,41 @@ def get_client() -> PaymentsApiClient:
 
     With PAYMENTS_API_IN_PROCESS the requests go through WSGI into this same project (the
     mounted sandbox) instead of a socket: for tests and for set-up commands that run before
-    the server is up. It is still HTTP: nothing of the sandbox is imported.
+    the server is up. It is still HTTP: nothing of the sandbox is imported. The same happens
+    by itself for management commands (manage.py sets PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED)
+    when the sandbox is mounted at a loopback address where no server listens: `manage.py
+    sync_mirror` on a machine where `make run` is not running.
     """
     if _override is not None:
         return _override
+    base_url = settings.PAYMENTS_API_BASE_URL
+    in_process = bool(getattr(settings, "PAYMENTS_API_IN_PROCESS", False)) or (
+        settings.SANDBOX_MOUNTED and settings.PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED and _nobody_serves(base_url)
+    )
     return _shared_client(
-        settings.PAYMENTS_API_BASE_URL,
+        base_url,
         settings.PAYMENTS_API_KEY,
         float(settings.PAYMENTS_API_TIMEOUT),
         getattr(settings, "PAYMENTS_API_MAX_RETRIES", None),
-        bool(getattr(settings, "PAYMENTS_API_IN_PROCESS", False)),
+        in_process,
     )
+
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+@functools.lru_cache(maxsize=4)
+def _nobody_serves(base_url: str) -> bool:
+    """Whether `base_url` is on this machine and nothing answers there (asked once a process)."""
+    parts = urlsplit(base_url)
+    if parts.hostname not in _LOOPBACK:
+        return False
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=0.5):
+            return False
+    except OSError:
+        return True
 
 
 @functools.lru_cache(maxsize=4)

@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from core.middleware import current_request_id, set_request_id
 from core.models import Counter
 
 from .models import WebhookEvent, WebhookSecret
@@ -37,14 +38,21 @@ class AfterResponse(JsonResponse):
     def __init__(self, *args, after=(), **kwargs):
         super().__init__(*args, **kwargs)
         self._after = list(after)
+        # close() runs after the request's middleware: the callbacks (and the tasks they
+        # queue) keep the request's id.
+        self._request_id = current_request_id()
 
     def close(self):
         super().close()
-        for callback in self._after:
-            try:
-                callback()
-            except Exception:  # the sweep retries whatever did not start here
-                log.exception("Could not start the processing of a webhook event")
+        token = set_request_id(self._request_id)
+        try:
+            for callback in self._after:
+                try:
+                    callback()
+                except Exception:  # the sweep retries whatever did not start here
+                    log.exception("Could not start the processing of a webhook event")
+        finally:
+            token.var.reset(token)
 
 
 SECRETS_CACHE = "webhooks:secrets"

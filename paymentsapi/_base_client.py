@@ -56,6 +56,15 @@ def _no_request_id() -> str | None:
     return None
 
 
+# observer(method, path, outcome, seconds): one call per try, for metrics. The outcome is
+# "ok", "4xx", "5xx", "timeout", "unreachable", or "circuit_open" for a call the breaker held back.
+Observer = Callable[[str, str, str, float], None]
+
+
+def _no_observer(method: str, path: str, outcome: str, seconds: float) -> None:
+    pass
+
+
 class BaseClient:
     def __init__(
         self,
@@ -70,6 +79,7 @@ class BaseClient:
         max_retry_after: float = MAX_RETRY_AFTER,
         breaker: pybreaker.CircuitBreaker | None = None,
         request_id: Callable[[], str | None] = _no_request_id,
+        observer: Observer = _no_observer,
     ):
         """`request_id()` names the caller's current request (or None): it is sent as
         X-Request-ID and written in the log line of every try, to follow a call across logs."""
@@ -82,6 +92,7 @@ class BaseClient:
         self._api_key = api_key
         self._sleep = sleep
         self._request_id = request_id
+        self._observe = observer
         self._owns_http_client = http_client is None
         self._http = http_client or httpx.Client(transport=transport, timeout=self.timeout)
         self.breaker = breaker or make_breaker()
@@ -117,6 +128,7 @@ class BaseClient:
         try:
             return self.breaker.call(self._send, method, path, **kwargs)
         except pybreaker.CircuitBreakerError:
+            self._observe(method, path, "circuit_open", 0.0)
             raise ApiUnavailable(
                 f"The Payments API has been failing; calls pause for {self.breaker.reset_timeout:.0f} s "
                 f"before trying again ({method} {path} was not sent)"
@@ -158,6 +170,8 @@ class BaseClient:
             except httpx.RequestError as exc:
                 error = self._transport_error(exc, method, path)
                 self._log(method, path, type(error).__name__, started, attempt, request_id, logging.WARNING)
+                outcome = "timeout" if isinstance(error, ApiTimeout) else "unreachable"
+                self._observe(method, path, outcome, time.monotonic() - started)
                 if attempt < attempts:
                     self._sleep(self._backoff(attempt))
                     continue
@@ -166,6 +180,9 @@ class BaseClient:
 
             status = response.status_code
             self._log(method, path, status, started, attempt, request_id, logging.WARNING if status >= 500 else None)
+            self._observe(
+                method, path, "ok" if response.is_success else f"{status // 100}xx", time.monotonic() - started
+            )
             if response.is_success:
                 return self._parse(response, method, path)
             retry_after = _parse_retry_after(response.headers.get("Retry-After"))

@@ -24,7 +24,7 @@ def test_healthz_reports_an_open_circuit_to_the_upstream(client, db):
 
 
 def test_healthz_is_503_when_the_database_is_down(client, db):
-    with mock.patch("backoffice.views.connection.cursor", side_effect=OSError("connection refused")):
+    with mock.patch("backoffice.health.connection.cursor", side_effect=OSError("connection refused")):
         response = client.get(reverse("healthz"))
     assert response.status_code == 503
     assert response.json()["database"] == "unavailable"

@@ -34,3 +34,12 @@ def test_ticker_starts_only_in_the_serving_runserver_process(settings, monkeypat
     settings.CELERY_TASK_ALWAYS_EAGER = False
     monkeypatch.setenv("RUN_MAIN", "true")
     assert start_if_wanted() is None  # a broker: beat does this
+
+
+def test_ticker_starts_under_runserver_noreload_too(settings, monkeypatch):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.EAGER_BEAT = True
+    monkeypatch.delenv("RUN_MAIN", raising=False)
+    monkeypatch.setattr("sys.argv", ["manage.py", "runserver", "--noreload"])
+    monkeypatch.setattr("backoffice.ticker.Ticker.start", lambda self: None)
+    assert start_if_wanted() is not None

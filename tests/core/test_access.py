@@ -9,9 +9,9 @@ from django.urls.converters import IntConverter, UUIDConverter
 from tests.conftest import ROLES
 from tests.matrix import MATRIX
 
-# Pages anyone may reach: the login flow, the health probe, and the mounted sandbox (which
+# Pages anyone may reach: the login flow, the probes, metrics (their own token), the mounted sandbox (which
 # has its own API-key authentication).
-PUBLIC_NAMES = {"login", "logout", "healthz", "mirror-receive-webhook"}
+PUBLIC_NAMES = {"login", "logout", "healthz", "readyz", "metrics", "mirror-receive-webhook"}
 PUBLIC_PREFIXES = ("/sandbox/", "/static/")
 
 

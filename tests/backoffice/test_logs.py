@@ -1,0 +1,123 @@
+"""JSON log lines with LOG_FORMAT=json, the request id from a view into a Celery task and its
+upstream calls, and refusals (403) as one line."""
+
+import io
+import json
+import logging
+import logging.config
+
+import pytest
+from celery import signals
+from django.urls import reverse
+
+from backoffice.celery import app
+from backoffice.observability import logging_config
+from backoffice.tasks import heartbeat
+from core.middleware import current_request_id, set_request_id
+
+
+@pytest.fixture
+def json_lines():
+    """The root logger writing as LOG_FORMAT=json configures it; yields a function that
+    returns the lines written so far, parsed."""
+    config = logging_config(fmt="json", level="INFO")
+    stream = io.StringIO()
+    config["handlers"]["console"]["stream"] = stream
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    logging.config.dictConfig(config)
+    try:
+        yield lambda: [json.loads(line) for line in stream.getvalue().splitlines()]
+    finally:
+        from django.conf import settings
+
+        logging.config.dictConfig(settings.LOGGING)
+        root.handlers[:], root.level = saved
+
+
+def test_a_line_is_one_json_object_with_level_logger_time_and_request_id(json_lines):
+    token = set_request_id("req-0123456789")
+    try:
+        logging.getLogger("mirror.inbox").warning("Webhook event %s failed", "evt_1")
+    finally:
+        token.var.reset(token)
+    (line,) = json_lines()
+    assert line["event"] == "Webhook event evt_1 failed"
+    assert line["level"] == "warning"
+    assert line["logger"] == "mirror.inbox"
+    assert line["request_id"] == "req-0123456789"
+    assert line["time"].endswith("Z")
+
+
+def test_an_exception_stays_inside_its_json_line(json_lines):
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger("x").exception("It failed")
+    (line,) = json_lines()
+    assert "ValueError: boom" in line["exception"]
+
+
+def test_the_request_id_of_a_view_reaches_the_task_it_queues(settings):
+    """Publish as a view does with a broker (the in-memory one: no worker needed), then run
+    the task as a worker does with that message's headers."""
+    published = []
+
+    def record(headers=None, **kwargs):
+        published.append(dict(headers))
+
+    signals.after_task_publish.connect(record, weak=False)
+    app.conf.task_always_eager = False  # the autouse _eager_celery fixture restores it
+    token = set_request_id("view-req-12345678")
+    try:
+        with app.connection_for_write("memory://") as conn:
+            heartbeat.apply_async(connection=conn)
+    finally:
+        token.var.reset(token)
+        signals.after_task_publish.disconnect(record)
+    assert published[-1]["request_id"] == "view-req-12345678"
+
+    probe_ids = []
+
+    @app.task(name="tests.request_id_probe")
+    def probe():
+        probe_ids.append(current_request_id())
+
+    probe.apply(headers=published[-1])
+    assert probe_ids == ["view-req-12345678"]
+    assert current_request_id() == "-"  # restored after the task
+    # A task no request queued (beat's) logs under its own id.
+    probe.apply(task_id="beat-task-1234567")
+    assert probe_ids[-1] == "beat-task-1234567"
+
+
+def test_an_eager_task_keeps_the_request_id_of_the_request(client, db):
+    """Without a broker a view's task runs in the request: same id in its lines."""
+    ids = []
+
+    @app.task(name="tests.eager_probe")
+    def probe():
+        ids.append(current_request_id())
+
+    token = set_request_id("eager-req-1234567")
+    try:
+        probe.delay()
+    finally:
+        token.var.reset(token)
+    assert ids == ["eager-req-1234567"]
+
+
+def test_a_refusal_is_one_line_without_a_traceback(client, make_staff, json_lines):
+    client.force_login(make_staff("auditor"))
+    response = client.get(reverse("payments-create-automation-rule"), HTTP_X_REQUEST_ID="refused-1234567")
+    assert response.status_code == 403
+    refusals = [line for line in json_lines() if line["logger"] == "django.request"]
+    assert len(refusals) == 1
+    assert refusals[0]["event"].startswith("Forbidden")
+    assert refusals[0]["request_id"] == "refused-1234567"
+    assert "exception" not in refusals[0]
+
+
+def test_plain_lines_by_default(settings):
+    assert settings.LOGGING["formatters"]["main"] == {"format": logging_config()["formatters"]["main"]["format"]}
+    assert "%(request_id)s" in settings.LOGGING["formatters"]["main"]["format"]
