@@ -4,9 +4,10 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Case, CharField, Q, QuerySet, Value, When
+from django.db.models import Case, CharField, Count, Max, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 
+from core.live import version_of
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
 
@@ -164,6 +165,23 @@ def transactions_stuck(
         since = now - dt.timedelta(minutes=minutes)
         return rows.filter(status=TransactionStatus.CREATED, status_since__lt=since), ("status_since", "id")
     return rows.filter(status=TransactionStatus.AWAITING_TRANSFER, expires_at__lt=now), ("expires_at", "id")
+
+
+def transaction_version(transaction_id: str) -> str:
+    """The transaction page changes only when a webhook, refresh or sync stamps `synced_at`."""
+    row = (
+        Transaction.objects.filter(transaction_id=transaction_id)
+        .values_list("synced_at", "upstream_updated_at", "status", "missing_upstream")
+        .first()
+    )
+    return version_of(row)
+
+
+def stuck_version(queryset: QuerySet[Transaction]) -> str:
+    """A stuck rule's rows: which (their count and the sum of their ids, read from the rule's
+    index) and their newest upstream change."""
+    row = queryset.order_by().aggregate(n=Count("id"), ids=Sum("id"), newest=Max("upstream_updated_at"))
+    return version_of(row["n"], row["ids"], row["newest"])
 
 
 def customer_section(customer: Customer) -> Section:

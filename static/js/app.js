@@ -23,3 +23,21 @@ document.addEventListener("DOMContentLoaded", () => {
     if (response.ok) delete document.body.dataset.detectTimeZone;
   });
 });
+
+// Live pages (core/live.py): an unchanged version answers 304, which is not swapped; while the
+// user works in a part marked data-live-guard (a box ticked, text typed, a dialog open) the
+// change waits, and the next poll brings it again.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const poller = event.detail.requestConfig && event.detail.requestConfig.elt;
+  if (!poller || poller.id !== "live") return;
+  if (event.detail.xhr.status === 304) {
+    event.detail.shouldSwap = false;
+    return;
+  }
+  const busy = Array.from(document.querySelectorAll("[data-live-guard]")).some(
+    (part) =>
+      part.querySelector("input[type=checkbox]:checked, dialog[open]") ||
+      Array.from(part.querySelectorAll("textarea, input[type=text], input[type=search]")).some((field) => field.value),
+  );
+  if (busy) event.detail.shouldSwap = false;
+});
