@@ -1,9 +1,10 @@
 from django.urls import path
 
-from . import live, views
+from . import exports, live, views
 
 urlpatterns = [
     path("", views.list_customers, name="customers-list-customers"),
+    path("export.csv", exports.export_customers, name="customers-export-customers"),
     path("next-case", views.claim_next_case, name="customers-claim-next-case"),
     path("counts/live", live.list_counts_live, name="customers-list-counts-live"),
     path("new", views.create_customer, name="customers-create-customer"),

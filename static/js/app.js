@@ -41,3 +41,48 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   );
   if (busy) event.detail.shouldSwap = false;
 });
+
+// Exports (a[data-export]): fetched as a stream, so that the button can say how far it got
+// ("Preparing… 12,345 rows"), then saved under the server's file name. Without script the
+// link is a plain download.
+document.addEventListener("click", async (event) => {
+  const link = event.target.closest("a[data-export]");
+  if (!link || !window.fetch || !window.ReadableStream) return;
+  event.preventDefault();
+  if (link.getAttribute("aria-busy") === "true") return;
+  const label = link.textContent;
+  link.setAttribute("aria-busy", "true");
+  link.classList.add("busy");
+  link.textContent = "Preparing…";
+  try {
+    const response = await fetch(link.href, { credentials: "same-origin" });
+    if (!response.ok) throw new Error(String(response.status));
+    const reader = response.body.getReader();
+    const parts = [];
+    let lines = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      for (let i = 0; i < value.length; i += 1) if (value[i] === 10) lines += 1;
+      link.textContent = `Preparing… ${Math.max(lines - 1, 0).toLocaleString()} rows`;
+    }
+    const disposition = response.headers.get("Content-Disposition") || "";
+    const name = (disposition.match(/filename="([^"]+)"/) || [])[1] || "export.csv";
+    const url = URL.createObjectURL(new Blob(parts, { type: "text/csv" }));
+    const save = document.createElement("a");
+    save.href = url;
+    save.download = name;
+    document.body.appendChild(save);
+    save.click();
+    save.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    link.textContent = `${label} (${Math.max(lines - 1, 0).toLocaleString()} rows saved)`;
+  } catch (error) {
+    link.textContent = "The export failed: try again";
+  } finally {
+    link.removeAttribute("aria-busy");
+    link.classList.remove("busy");
+    setTimeout(() => { link.textContent = label; }, 8000);
+  }
+});

@@ -20,6 +20,7 @@ def _person_rows():
 
 ACCESS = {
     "customers-list-customers": Access(READERS),
+    "customers-export-customers": Access(READERS),
     "customers-view-customer": Access(READERS, kwargs=_customer),
     "customers-view-customer-live": Access(READERS, kwargs=_customer),
     "customers-list-counts-live": Access(READERS),
