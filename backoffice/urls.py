@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from core.forms import LoginForm
-from core.views import list_audit_events
+from core.views import export_audit_events, list_audit_events, set_time_zone
 
 from . import metrics, views
 
@@ -16,6 +16,8 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("audit/", list_audit_events, name="core-list-audit-events"),
+    path("audit/export.csv", export_audit_events, name="core-export-audit-events"),
+    path("settings/time-zone", set_time_zone, name="core-set-time-zone"),
     path("customers/", include("customers.urls")),
     path("payments/", include("payments.urls")),
     path("healthz", views.healthz, name="healthz"),

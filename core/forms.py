@@ -1,4 +1,7 @@
+from django import forms
 from django.contrib.auth.forms import AuthenticationForm
+
+from .timezones import all_zones
 
 
 class LoginForm(AuthenticationForm):
@@ -27,3 +30,11 @@ class ApiErrorsMixin:
                     self.add_error(name, message)
                 else:
                     self.add_error(None, f"{path}: {message}" if path else message)
+
+
+class TimeZoneForm(forms.Form):
+    time_zone = forms.ChoiceField(label="Time zone", choices=[])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = [(name, name) for name in all_zones()]

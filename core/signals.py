@@ -5,12 +5,15 @@ from django.dispatch import receiver
 
 from .audit import audit_record
 from .roles import sync_role_groups
+from .timezones import kept_zone_name, remember
 
 
 @receiver(user_logged_in)
 def record_login(sender, request, user, **kwargs):
     with transaction.atomic():
         audit_record(actor=user, action="auth.login", target_kind="user", target_id=user.pk)
+    if request is not None and hasattr(request, "session"):
+        remember(request, kept_zone_name(user))
 
 
 @receiver(user_logged_out)

@@ -7,12 +7,21 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from core.live import version_of
 from core.models import AuditEvent
 
-from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, Customer, CustomerStatus, VerificationIssue
+from .models import (
+    CASE_OPEN_STATUSES,
+    WAITING_ON_CUSTOMER,
+    Customer,
+    CustomerNote,
+    CustomerStatus,
+    HostedLinkHandout,
+    VerificationIssue,
+)
 
 # Statuses that always need a person; CREATED joins them once it has waited too long.
 NEEDS_PERSON = [CustomerStatus.UNDER_REVIEW, CustomerStatus.NEEDS_ADDITIONAL_INFORMATION, CustomerStatus.REJECTED]
@@ -77,21 +86,59 @@ class StatusCounts:
     as_of: dt.datetime
 
 
-def status_counts() -> StatusCounts:
+def _newest(queryset) -> Subquery:
+    return Subquery(queryset.order_by("-created_at", "-id").values("id")[:1])
+
+
+def customer_version(customer_id: str) -> str:
+    """What the customer page shows changes only with one of these (one query on indexes): a
+    webhook, sync or refresh stamps `synced_at` (status, issues, history); case work moves the
+    assignee or adds a note, a handout or an audit event (the timeline)."""
+    row = (
+        Customer.objects.filter(customer_id=customer_id)
+        .annotate(
+            newest_note=_newest(CustomerNote.objects.filter(customer=OuterRef("pk"))),
+            newest_handout=_newest(HostedLinkHandout.objects.filter(customer=OuterRef("pk"))),
+            newest_event=_newest(AuditEvent.objects.filter(target_kind="customer", target_id=OuterRef("customer_id"))),
+        )
+        .values_list(
+            "synced_at",
+            "upstream_updated_at",
+            "status",
+            "missing_upstream",
+            "assignee_id",
+            "claimed_at",
+            "newest_note",
+            "newest_handout",
+            "newest_event",
+        )
+        .first()
+    )
+    return version_of(row)
+
+
+def counts_version() -> str:
+    """The per-status counts move only when a customer is created or changes upstream, which
+    moves the newest `upstream_updated_at` (read from its index)."""
+    return version_of(Customer.objects.aggregate(newest=Max("upstream_updated_at"))["newest"])
+
+
+def status_counts(version: str = "") -> StatusCounts:
     """Customers per status for the queue's header, cached for a minute.
 
     A COUNT over a million rows costs a table scan; above EXACT_COUNT_LIMIT rows PostgreSQL's
     statistics (pg_stats' most common values and their frequencies, kept by autovacuum's
     ANALYZE) give the figures in one cheap query, and the page labels them "≈".
     """
-    cached = cache.get("customers:status-counts")
+    key = f"customers:status-counts:{version}"
+    cached = cache.get(key)
     if cached is not None:
         return cached
     result = _estimated_counts() if connection.vendor == "postgresql" else None
     if result is None:
         rows = Customer.objects.values_list("status").annotate(n=Count("id")).order_by()
         result = StatusCounts(counts=dict(rows), estimated=False, as_of=timezone.now())
-    cache.set("customers:status-counts", result, COUNTS_TTL)
+    cache.set(key, result, COUNTS_TTL)
     return result
 
 

@@ -1,14 +1,17 @@
 from django.urls import path
 
-from . import views
+from . import exports, live, views
 
 urlpatterns = [
     path("", views.list_customers, name="customers-list-customers"),
+    path("export.csv", exports.export_customers, name="customers-export-customers"),
     path("next-case", views.claim_next_case, name="customers-claim-next-case"),
+    path("counts/live", live.list_counts_live, name="customers-list-counts-live"),
     path("new", views.create_customer, name="customers-create-customer"),
     path("new/rows", views.add_new_row, name="customers-add-new-row"),
     path("new/remove-row", views.remove_new_row, name="customers-remove-new-row"),
     path("<str:customer_id>/", views.view_customer, name="customers-view-customer"),
+    path("<str:customer_id>/live", live.view_customer_live, name="customers-view-customer-live"),
     path("<str:customer_id>/refresh", views.refresh_customer, name="customers-refresh-customer"),
     path("<str:customer_id>/assign", views.assign_customer, name="customers-assign-customer"),
     path("<str:customer_id>/notes", views.add_note, name="customers-add-note"),

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.access import role_required
 from core.api_errors import api_error_message
 from core.htmx import page_or_partial
+from core.live import live_url
 from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError, ValidationFailed
 
@@ -72,6 +73,8 @@ def list_customers(request):
     template = page_or_partial(request, "customers/list_customers.html")
     counts = selectors.status_counts()
     context = {
+        # The first poll brings the counts up to date: the page itself reads the cached ones.
+        "live_url": live_url(request, reverse("customers-list-counts-live"), ""),
         "form": form,
         "page": page,
         "counts": counts,
@@ -102,14 +105,21 @@ def claim_next_case(request):
 @role_required("view_customers")
 @require_GET
 def view_customer(request, customer_id):
+    version = selectors.customer_version(customer_id)  # before the reads: a change between is seen again
     customer = get_object_or_404(Customer.objects.select_related("assignee"), customer_id=customer_id)
+    context = customer_page_context(request, customer)
+    context["live_url"] = live_url(request, reverse("customers-view-customer-live", args=[customer_id]), version)
+    return render(request, "customers/view_customer.html", context)
+
+
+def customer_page_context(request, customer: Customer) -> dict:
     changes = list(customer.status_changes.order_by("-changed_at", "-id")[:200])
     issues = [
         {"issue": issue, "explanation": choices.ISSUE_EXPLANATIONS.get(issue.code)}
         for issue in customer.issues.order_by("timestamp", "id")
     ]
     can_change = request.user.has_perm("core.change_customers")
-    context = {
+    return {
         "customer": customer,
         "issues": issues,
         "timeline": selectors.customer_timeline(customer, changes),
@@ -123,7 +133,6 @@ def view_customer(request, customer_id):
         "is_individual": customer.customer_type == CustomerType.INDIVIDUAL,
         "can_refill": customer.status == CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
     }
-    return render(request, "customers/view_customer.html", context)
 
 
 @role_required("change_customers")

@@ -5,23 +5,49 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.access import role_required
 from core.audit import audit_record
+from core.exports import Column, csv_response
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 
 from .models import WebhookEvent
 from .tasks import process_webhook_event
 
+# The payload stays out: it may carry a customer's data; the event id leads to it.
+INBOX_EXPORT_COLUMNS = [
+    Column("event_id", "eventId"),
+    Column("event_type", "eventType"),
+    Column("state", "state"),
+    Column("attempts", "attempts"),
+    Column("last_error", "lastError"),
+    Column("occurred_at", "occurredAt"),
+    Column("received_at", "receivedAt"),
+    Column("processed_at", "processedAt"),
+]
 
-@role_required("view_audit")
-@require_GET
-def list_inbox_events(request):
+
+def _inbox_events(request) -> tuple:
     queryset = WebhookEvent.objects.all()
     state = request.GET.get("state", "")
     if state in WebhookEvent.State.values:
         queryset = queryset.filter(state=state)
+    return queryset, state
+
+
+@role_required("view_audit")
+@require_GET
+def list_inbox_events(request):
+    queryset, state = _inbox_events(request)
     page = paginate_keyset(queryset, ordering=("-received_at", "-id"), cursor=request.GET.get("cursor"), size=50)
     template = page_or_partial(request, "mirror/inbox.html")
     return render(request, template, {"page": page, "state": state, "states": WebhookEvent.State.choices})
+
+
+@role_required("view_audit")
+@require_GET
+def export_inbox_events(request):
+    """The inbox of the state on screen as CSV (core/exports.py), newest first as on the page."""
+    queryset, _state = _inbox_events(request)
+    return csv_response(queryset.order_by("-received_at", "-id"), INBOX_EXPORT_COLUMNS, "webhook-inbox")
 
 
 @role_required("manage_webhooks")

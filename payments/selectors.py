@@ -4,9 +4,11 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Case, CharField, Q, QuerySet, Value, When
+from django.db.models import Case, CharField, Count, Max, Q, QuerySet, Sum, Value, When
 from django.utils import timezone
 
+from core.exports import Column
+from core.live import version_of
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
 
@@ -115,20 +117,34 @@ def transactions_listed() -> QuerySet[Transaction]:
 
 
 EXPORT_COLUMNS = [
-    ("transaction_id", "transactionId"),
-    ("status", "status"),
-    ("customer_upstream_id", "customerId"),
-    ("quote_id", "quoteId"),
-    ("source_payment_method", "sourcePaymentMethod"),
-    ("source_currency", "sourceCurrency"),
-    ("source_amount", "sourceAmount"),
-    ("destination_payment_method", "destinationPaymentMethod"),
-    ("destination_currency", "destinationCurrency"),
-    ("destination_amount", "destinationAmount"),
-    ("exchange_rate", "exchangeRate"),
-    ("correlation_id", "correlationId"),
-    ("created_upstream_at", "createdAt"),
-    ("status_since", "statusSince"),
+    Column("transaction_id", "transactionId"),
+    Column("status", "status"),
+    Column("customer_upstream_id", "customerId"),
+    Column("quote_id", "quoteId"),
+    Column("source_payment_method", "sourcePaymentMethod"),
+    Column("source_currency", "sourceCurrency"),
+    Column("source_amount", "sourceAmount"),
+    Column("destination_payment_method", "destinationPaymentMethod"),
+    Column("destination_currency", "destinationCurrency"),
+    Column("destination_amount", "destinationAmount"),
+    Column("exchange_rate", "exchangeRate"),
+    Column("correlation_id", "correlationId"),
+    Column("created_upstream_at", "createdAt"),
+    Column("status_since", "statusSince"),
+]
+
+
+ACCOUNT_EXPORT_COLUMNS = [
+    Column("account_id", "accountId"),
+    Column("customer_upstream_id", "customerId"),
+    Column("customer__name", "customerName"),
+    Column("account_type", "type"),
+    Column("status", "status"),
+    Column("nickname", "nickname"),
+    Column("is_third_party", "isThirdParty"),
+    Column("created_upstream_at", "createdAt"),
+    Column("synced_at", "syncedAt"),
+    Column("missing_upstream", "missingUpstream"),
 ]
 
 
@@ -164,6 +180,23 @@ def transactions_stuck(
         since = now - dt.timedelta(minutes=minutes)
         return rows.filter(status=TransactionStatus.CREATED, status_since__lt=since), ("status_since", "id")
     return rows.filter(status=TransactionStatus.AWAITING_TRANSFER, expires_at__lt=now), ("expires_at", "id")
+
+
+def transaction_version(transaction_id: str) -> str:
+    """The transaction page changes only when a webhook, refresh or sync stamps `synced_at`."""
+    row = (
+        Transaction.objects.filter(transaction_id=transaction_id)
+        .values_list("synced_at", "upstream_updated_at", "status", "missing_upstream")
+        .first()
+    )
+    return version_of(row)
+
+
+def stuck_version(queryset: QuerySet[Transaction]) -> str:
+    """A stuck rule's rows: which (their count and the sum of their ids, read from the rule's
+    index) and their newest upstream change."""
+    row = queryset.order_by().aggregate(n=Count("id"), ids=Sum("id"), newest=Max("upstream_updated_at"))
+    return version_of(row["n"], row["ids"], row["newest"])
 
 
 def customer_section(customer: Customer) -> Section:

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.access import role_required
 from core.api_errors import api_error_message
+from core.exports import csv_response
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from core.redirects import moved
@@ -17,6 +18,7 @@ from ..filters import PaymentAccountFilter
 from ..forms.accounts import ACCOUNT_FORMS
 from ..models import AutomationRule, PaymentAccount
 from ..rails import TOKENS
+from ..selectors import ACCOUNT_EXPORT_COLUMNS
 from ..services.accounts import payment_account_balances, payment_account_create, payment_account_refresh
 
 PAGE_SIZE = 50
@@ -33,6 +35,16 @@ def list_payment_accounts(request):
     )
     template = page_or_partial(request, "payments/accounts/list.html")
     return render(request, template, {"filter": filterset, "page": page})
+
+
+@role_required("view_payments")
+@require_GET
+def export_payment_accounts(request):
+    """The filtered list as CSV (core/exports.py), in the page's order; the type-specific
+    details (bank account numbers, wallet addresses) stay out."""
+    filterset = PaymentAccountFilter(request.GET, queryset=PaymentAccount.objects.all())
+    queryset = filterset.qs if filterset.is_valid() else PaymentAccount.objects.none()
+    return csv_response(queryset.order_by("-first_seen_at", "-id"), ACCOUNT_EXPORT_COLUMNS, "payment-accounts")
 
 
 @role_required("view_payments")
@@ -126,6 +138,7 @@ def refresh_payment_account(request, pk):
 
 urlpatterns = [
     path("accounts/", list_payment_accounts, name="payments-list-payment-accounts"),
+    path("accounts/export.csv", export_payment_accounts, name="payments-export-payment-accounts"),
     path("accounts/new", create_payment_account, name="payments-create-payment-account"),
     path("accounts/<int:pk>/", view_payment_account, name="payments-view-payment-account"),
     path("accounts/<int:pk>/balances", view_payment_account_balances, name="payments-view-payment-account-balances"),

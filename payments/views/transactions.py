@@ -1,17 +1,15 @@
 """Transactions: the list and its CSV export, stuck work, one transaction, refresh, cancel."""
 
-import csv
-
 from django.contrib import messages
-from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
-from django.utils import timezone
+from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
 from core.api_errors import api_error_message
+from core.exports import csv_response
 from core.htmx import page_or_partial
+from core.live import live_response, live_url, render_parts
 from core.pagination import paginate_keyset
 from core.redirects import moved
 from paymentsapi import PaymentsApiError
@@ -24,6 +22,8 @@ from ..selectors import (
     STUCK_RULE_LABELS,
     StuckRule,
     direction_of,
+    stuck_version,
+    transaction_version,
     transactions_listed,
     transactions_stuck,
 )
@@ -37,7 +37,8 @@ from ..services.transactions import (
 )
 
 PAGE_SIZE = 50
-EXPORT_CHUNK = 2000
+# The transaction page's parts that hold no form (core/live.py).
+TRANSACTION_PARTS = ("status", "amounts", "instructions", "history")
 
 # Labels of the fiat instructions' fields, in the order a payer reads them.
 INSTRUCTION_LABELS = {
@@ -94,61 +95,23 @@ def list_transactions(request):
     page = paginate_keyset(
         queryset, ordering=("-created_upstream_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE
     )
-    export_query = request.GET.copy()
-    export_query.pop("cursor", None)
-    context = {"filter": filterset, "page": page, "export_query": export_query.urlencode()}
+    context = {"filter": filterset, "page": page}
     return render(request, page_or_partial(request, "payments/transactions/list.html"), context)
-
-
-def _csv_safe(value) -> str:
-    """A cell a spreadsheet will not run as a formula (correlation ids are free text)."""
-    text = "" if value is None else (value.isoformat() if hasattr(value, "isoformat") else str(value))
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text) else text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-class _Echo:
-    def write(self, value):
-        return value
 
 
 @role_required("view_payments")
 @require_GET
 def export_transactions(request):
-    """The filtered list as CSV, streamed: rows are read in chunks (a server-side cursor on
-    PostgreSQL) and written as they come, so memory stays flat at millions of rows."""
+    """The filtered list as CSV (core/exports.py), newest first as on the page."""
     filterset = TransactionFilter(request.GET, queryset=Transaction.objects.all())
     queryset = filterset.qs if filterset.is_valid() else Transaction.objects.none()
-    fields = [field for field, _ in EXPORT_COLUMNS]
-    rows = queryset.order_by("-created_upstream_at", "-id").values_list(*fields).iterator(chunk_size=EXPORT_CHUNK)
-    writer = csv.writer(_Echo())
-
-    def lines():
-        yield writer.writerow([header for _, header in EXPORT_COLUMNS])
-        for row in rows:
-            yield writer.writerow([_csv_safe(value) for value in row])
-
-    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    response["Content-Disposition"] = f'attachment; filename="transactions-{stamp}.csv"'
-    return response
+    return csv_response(queryset.order_by("-created_upstream_at", "-id"), EXPORT_COLUMNS, "transactions")
 
 
-@role_required("view_payments")
-@require_GET
-def list_stuck_transactions(request):
-    form = StuckForm(request.GET)
-    values = form.rule_values()
-    queryset, ordering = transactions_stuck(**values)
+def _stuck_context(request, queryset, ordering, values, form, version: str) -> dict:
     page = paginate_keyset(queryset, ordering=ordering, cursor=request.GET.get("cursor"), size=PAGE_SIZE)
-    context = {
+    return {
+        "live_url": live_url(request, reverse("payments-list-stuck-transactions-live"), version),
         "form": form,
         "values": values,
         "rule_label": STUCK_RULE_LABELS[values["rule"]],
@@ -158,14 +121,59 @@ def list_stuck_transactions(request):
         # PROCESSING is never cancellable: no boxes to tick there.
         "selectable": values["rule"] != StuckRule.PROCESSING_LONG and request.user.has_perm("core.move_money"),
     }
+
+
+@role_required("view_payments")
+@require_GET
+def list_stuck_transactions(request):
+    form = StuckForm(request.GET)
+    values = form.rule_values()
+    queryset, ordering = transactions_stuck(**values)
+    context = _stuck_context(request, queryset, ordering, values, form, stuck_version(queryset))
     return render(request, page_or_partial(request, "payments/transactions/stuck.html"), context)
 
 
 @role_required("view_payments")
 @require_GET
+def list_stuck_transactions_live(request):
+    """The stuck view's rows, when the rule's rows changed (core/live.py)."""
+    form = StuckForm(request.GET)
+    values = form.rule_values()
+    queryset, ordering = transactions_stuck(**values)
+    version = stuck_version(queryset)
+
+    def render_rows():
+        context = _stuck_context(request, queryset, ordering, values, form, version)
+        return render_parts(request, "payments/transactions/stuck.html", ["results"], context, poller=False)
+
+    return live_response(request, version, render_rows)
+
+
+@role_required("view_payments")
+@require_GET
 def view_transaction(request, transaction_id):
+    version = transaction_version(transaction_id)  # before the reads: a change between is seen again
     tx = get_object_or_404(Transaction.objects.select_related("customer"), transaction_id=transaction_id)
-    context = {
+    context = _transaction_context(tx)
+    context["live_url"] = live_url(request, reverse("payments-view-transaction-live", args=[transaction_id]), version)
+    return render(request, "payments/transactions/show.html", context)
+
+
+@role_required("view_payments")
+@require_GET
+def view_transaction_live(request, transaction_id):
+    version = transaction_version(transaction_id)
+
+    def render_parts_of_page():
+        tx = get_object_or_404(Transaction.objects.select_related("customer"), transaction_id=transaction_id)
+        context = {**_transaction_context(tx), "live_url": live_url(request, request.path, version)}
+        return render_parts(request, "payments/transactions/show.html", TRANSACTION_PARTS, context)
+
+    return live_response(request, version, render_parts_of_page)
+
+
+def _transaction_context(tx: Transaction) -> dict:
+    return {
         "tx": tx,
         "direction": direction_of(tx.source_payment_method),
         "instructions": instruction_rows(tx.transfer_instructions),
@@ -174,7 +182,6 @@ def view_transaction(request, transaction_id):
         "cancellable": tx.status in CANCELLABLE_STATUSES,
         "cancel_form": CancelForm(),
     }
-    return render(request, "payments/transactions/show.html", context)
 
 
 @role_required("move_money")
@@ -230,8 +237,10 @@ urlpatterns = [
     path("transactions/", list_transactions, name="payments-list-transactions"),
     path("transactions/export.csv", export_transactions, name="payments-export-transactions"),
     path("transactions/stuck", list_stuck_transactions, name="payments-list-stuck-transactions"),
+    path("transactions/stuck/live", list_stuck_transactions_live, name="payments-list-stuck-transactions-live"),
     path("transactions/bulk-cancel", bulk_cancel_transactions, name="payments-bulk-cancel-transactions"),
     path("transactions/<str:transaction_id>/", view_transaction, name="payments-view-transaction"),
+    path("transactions/<str:transaction_id>/live", view_transaction_live, name="payments-view-transaction-live"),
     path("transactions/<str:transaction_id>/refresh", refresh_transaction, name="payments-refresh-transaction"),
     path("transactions/<str:transaction_id>/cancel", cancel_transaction, name="payments-cancel-transaction"),
     # The address of before: one URL per form.

@@ -121,6 +121,10 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
     expect(page.get_by_role("status")).to_contain_text("The customer is now Under review.")
     screenshot("submitted")
 
+    # The page stays open while the reviewer types a note; it must follow the mirror and keep it.
+    note = page.get_by_role("textbox", name="Internal note")
+    note.fill("Waiting for the review of the new back side.")
+
     # The sandbox's review decides; its customer.update webhook brings ACTIVE into the mirror.
     upstream = api._http  # the same HTTP client and key as the back-office
     response = upstream.post(
@@ -133,8 +137,10 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
         if Customer.objects.get(pk=customer.pk).status == "ACTIVE":
             break
         time.sleep(0.2)
-    page.reload()
-    expect(page.locator("#customer-status")).to_have_text("Active")
+    assert Customer.objects.get(pk=customer.pk).status == "ACTIVE"
+    # No reload: within 5 s of the mirror's change the open page shows it.
+    expect(page.locator("#customer-status")).to_have_text("Active", timeout=5000)
+    expect(note).to_have_value("Waiting for the review of the new back side.")
     expect(page.locator(".timeline")).to_contain_text("UNDER_REVIEW → ACTIVE")
     expect(page.locator(".timeline")).to_contain_text("seen by webhook")
     screenshot("active")

@@ -20,7 +20,10 @@ def _person_rows():
 
 ACCESS = {
     "customers-list-customers": Access(READERS),
+    "customers-export-customers": Access(READERS),
     "customers-view-customer": Access(READERS, kwargs=_customer),
+    "customers-view-customer-live": Access(READERS, kwargs=_customer),
+    "customers-list-counts-live": Access(READERS),
     # Allowed roles get 302: a case to claim, or "none left" back to the queue.
     "customers-claim-next-case": Access(EDITORS, method="post"),
     # Invalid on purpose (no e-mail): the form answers 200 without calling the API.

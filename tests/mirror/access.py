@@ -10,5 +10,6 @@ def _inbox_event():
 
 ACCESS = {
     "mirror-list-inbox-events": Access(frozenset({"admin", "auditor"})),
+    "mirror-export-inbox-events": Access(frozenset({"admin", "auditor"})),
     "mirror-replay-inbox-event": Access(frozenset({"admin"}), method="post", kwargs=_inbox_event),
 }

@@ -25,6 +25,7 @@ def _rule():
 
 ACCESS = {
     "payments-list-payment-accounts": Access(ALL),
+    "payments-export-payment-accounts": Access(ALL),
     "payments-view-payment-account": Access(ALL, kwargs=_account),
     "payments-view-payment-account-balances": Access(ALL, kwargs=_pending_account),
     "payments-create-payment-account": Access(

@@ -42,6 +42,8 @@ ACCESS = {
     "payments-export-transactions": Access(READERS),
     "payments-list-stuck-transactions": Access(READERS),
     "payments-view-transaction": Access(READERS, kwargs=_transaction),
+    "payments-view-transaction-live": Access(READERS, kwargs=_transaction),
+    "payments-list-stuck-transactions-live": Access(READERS),
     "payments-refresh-transaction": Access(MOVERS, method="post", kwargs=_final_transaction),
     "payments-cancel-transaction": Access(
         MOVERS, method="post", kwargs=_final_transaction, data=lambda: {"reason": "customer asked"}, form=True

@@ -1,0 +1,46 @@
+"""The parts of the compliance pages that follow the mirror while they are open (core/live.py):
+the customer page and the queue's counts."""
+
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET
+
+from core.access import role_required
+from core.live import live_response, live_url, render_parts
+
+from . import selectors
+from .models import Customer, CustomerStatus
+from .views import customer_page_context
+
+# The customer page's parts that hold no form: what the user types is never replaced.
+CUSTOMER_PARTS = ("status", "profile", "case", "issues", "notes", "handouts", "timeline")
+
+
+@role_required("view_customers")
+@require_GET
+def view_customer_live(request, customer_id):
+    version = selectors.customer_version(customer_id)
+
+    def render():
+        customer = get_object_or_404(Customer.objects.select_related("assignee"), customer_id=customer_id)
+        context = customer_page_context(request, customer)
+        context["live_url"] = live_url(request, request.path, version)
+        return render_parts(request, "customers/view_customer.html", CUSTOMER_PARTS, context)
+
+    return live_response(request, version, render)
+
+
+@role_required("view_customers")
+@require_GET
+def list_counts_live(request):
+    version = selectors.counts_version()
+
+    def render():
+        counts = selectors.status_counts(version)
+        context = {
+            "live_url": live_url(request, request.path, version),
+            "counts": counts,
+            "status_counts": [(value, label, counts.counts.get(value, 0)) for value, label in CustomerStatus.choices],
+        }
+        return render_parts(request, "customers/list_customers.html", ["counts"], context)
+
+    return live_response(request, version, render)

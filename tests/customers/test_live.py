@@ -1,0 +1,114 @@
+"""The customer page and the queue's counts follow the mirror while open (core/live.py): the
+poll answers 304 while nothing changed, and the changed parts, never a form, once it did."""
+
+import datetime as dt
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from core.mirrored import Source
+from customers.models import CustomerNote
+from customers.upserts import customers_upsert
+from tests.customers.test_mirror_upsert import item
+
+pytestmark = pytest.mark.django_db
+
+T0 = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def poller_url(html: str) -> str:
+    match = re.search(r'<div id="live" hidden hx-get="([^"]+)"', html)
+    assert match, "the page has no poller"
+    return match.group(1).replace("&amp;", "&")
+
+
+@pytest.fixture
+def under_review():
+    customers_upsert(items=[item("c-1", status="UNDER_REVIEW", at=T0)], seen_by=Source.WEBHOOK)
+    return "c-1"
+
+
+@pytest.fixture
+def reviewer(client_as):
+    return client_as("compliance")
+
+
+def test_unchanged_answers_an_empty_304(reviewer, under_review):
+    url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
+    assert url.startswith(reverse("customers-view-customer-live", args=[under_review]) + "?v=")
+
+    response = reviewer.get(url)
+
+    assert response.status_code == 304
+    assert response.content == b""
+    assert response["Cache-Control"] == "no-store"
+    assert url.endswith(response["ETag"].strip('"'))
+
+
+def test_if_none_match_is_honoured_like_the_version(reviewer, under_review):
+    live = reverse("customers-view-customer-live", args=[under_review])
+    tag = reviewer.get(live)["ETag"]
+    assert reviewer.get(live, headers={"If-None-Match": tag}).status_code == 304
+    assert reviewer.get(live, headers={"If-None-Match": '"other"'}).status_code == 200
+
+
+def test_a_webhook_decision_answers_the_new_parts_and_no_form(reviewer, under_review):
+    url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
+    customers_upsert(items=[item("c-1", status="ACTIVE", at=T0 + dt.timedelta(seconds=5))], seen_by=Source.WEBHOOK)
+
+    response = reviewer.get(url)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    status = re.search(r'<span class="badge status-ACTIVE" id="customer-status" hx-swap-oob="true">([^<]+)<', html)
+    assert status and status.group(1) == "Active"
+    for part in ("profile-facts", "case-facts", "issues", "notes-list", "handouts", "timeline"):
+        assert f'id="{part}" hx-swap-oob="true"' in html, part
+    assert "<form" not in html and "<textarea" not in html  # what the user types stays
+    new_url = poller_url(html)
+    assert new_url != url
+    assert reviewer.get(new_url).status_code == 304
+
+
+def test_a_colleagues_note_changes_the_version(reviewer, under_review, make_staff):
+    url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
+    colleague = Client()
+    colleague.force_login(make_staff("compliance", "colleague"))
+    colleague.post(reverse("customers-add-note", args=[under_review]), {"body": "Called the customer."})
+    assert CustomerNote.objects.count() == 1
+
+    response = reviewer.get(url)
+
+    assert response.status_code == 200
+    assert "Called the customer." in response.content.decode()
+
+
+def test_an_unchanged_poll_costs_four_queries(reviewer, under_review, django_assert_num_queries):
+    url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
+    with django_assert_num_queries(4):  # session, user, permissions, version
+        assert reviewer.get(url).status_code == 304
+
+
+def test_an_unknown_customer_is_404(reviewer, under_review):
+    assert reviewer.get(reverse("customers-view-customer-live", args=["nobody"])).status_code == 404
+
+
+def test_the_queue_counts_follow_the_mirror(reviewer, under_review):
+    page = reviewer.get(reverse("customers-list-customers")).content.decode()
+    url = poller_url(page)
+    assert url.startswith(reverse("customers-list-counts-live"))
+
+    first = reviewer.get(url)  # the page's counts may be a minute old: the first poll refreshes
+    assert first.status_code == 200
+    current = poller_url(first.content.decode())
+    assert reviewer.get(current).status_code == 304
+
+    customers_upsert(items=[item("c-2", status="UNDER_REVIEW", at=T0 + dt.timedelta(minutes=1))], seen_by=Source.SYNC)
+    changed = reviewer.get(current)
+
+    assert changed.status_code == 200
+    html = changed.content.decode()
+    assert 'id="status-counts" aria-label="Customers per status" hx-swap-oob="true"' in html
+    assert re.search(r'status-UNDER_REVIEW">Under review <span class="count">2</span>', html)
