@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import models
 
-from core.mirrored import MirroredModel, StatusChange
+from core.mirrored import MirroredModel, Source, StatusChange
 
 MONEY = {"max_digits": 38, "decimal_places": 18}
 
@@ -179,3 +179,22 @@ class AutomationRule(MirroredModel):
 
     def __str__(self):
         return self.name
+
+
+class AutomationRuleChange(models.Model):
+    """One change of a rule seen by the mirror: its creation, an edit of its name, template or
+    trigger, or its disappearance upstream; the values before and after, and who saw it."""
+
+    rule = models.ForeignKey(AutomationRule, on_delete=models.CASCADE, related_name="changes")
+    # The fields that changed ("created" and "vanished" name the two ends of a rule's life).
+    fields = models.JSONField(default=list)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    seen_by = models.CharField(max_length=16, choices=Source)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["rule", "-recorded_at"], name="rule_history")]
+
+    def __str__(self):
+        return f"{self.rule_id}: {', '.join(self.fields)}"
