@@ -65,6 +65,23 @@ class PaymentAccount(MirroredModel):
         return ACCOUNT_TYPE_LABELS.get(self.account_type, self.account_type)
 
     @property
+    def last_digits(self) -> str:
+        """ "…6789" from a bank account's mask or a wallet's address; "" when there is none."""
+        details = self.details if isinstance(self.details, dict) else {}
+        mask = str(details.get("bankAccountMask") or "")
+        address = details.get("address")
+        address = str(address.get("address") or "") if isinstance(address, dict) else ""
+        tail = "".join(c for c in mask if c.isalnum())[-4:] or address[-4:]
+        return f"…{tail}" if tail else ""
+
+    @property
+    def display_name(self) -> str:
+        """How every page names the account: "Payroll · External bank account · USD · ACH · …6789"."""
+        summary = self.currency_summary
+        parts = [self.nickname, self.type_label, "" if summary == "—" else summary, self.last_digits]
+        return " · ".join(p for p in parts if p)
+
+    @property
     def currency_summary(self) -> str:
         """ "USD · ACH" for a bank account, "USDC on BASE" for a wallet, "EUR → USDC, EURC" for
         an auto-fiat account; "—" when the API gave nothing to show."""
@@ -149,6 +166,8 @@ class Transaction(MirroredModel):
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
             models.Index(fields=["correlation_id"], name="tx_correlation"),
+            # A quote's page and the open quotes find a quote's transaction by its id.
+            models.Index(fields=["quote_id"], name="tx_quote"),
             # The stuck view pages these by keyset: the id breaks ties between equal times.
             models.Index(fields=["status", "expires_at", "id"], name="tx_status_expiry"),
             models.Index(fields=["status", "status_since", "id"], name="tx_status_age"),
