@@ -1,6 +1,8 @@
 """An admin adds a payment account from the customer's page: the form comes with the customer
 chosen, and the new account shows on the customer's page by its name."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -56,3 +58,10 @@ def test_admin_adds_an_account_from_the_customer_page(page, live_server, make_st
     account_link = page.get_by_role("link", name="Grace's Base wallet · External crypto wallet · USDC on BASE · …abab")
     expect(account_link).to_be_visible()
     screenshot("customer-accounts")
+
+    # The accounts list filtered by the same customer, chosen by name: the list follows at once.
+    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Payment accounts"))
+    pick_customer(page, "Grace", "Grace Hopper")
+    expect(page).to_have_url(re.compile(rf"/payments/accounts/\?.*customer={customer_id}"))
+    expect(page.get_by_role("link", name="Grace's Base wallet")).to_be_visible()
+    screenshot("accounts-by-customer")
