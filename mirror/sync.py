@@ -19,6 +19,8 @@ from customers.models import Customer
 from customers.upserts import customers_mark_missing, customers_upsert
 from payments.models import TERMINAL_TRANSACTION_STATUSES, Transaction
 from payments.upserts import (
+    automation_rules_mark_missing,
+    automation_rules_upsert,
     payment_accounts_mark_missing,
     payment_accounts_merge_completed_forms,
     payment_accounts_upsert,
@@ -119,6 +121,22 @@ def sync_payment_accounts(*, client=None, progress: Progress = _noop) -> SyncRun
             lambda token: client.payment_accounts.list(page_token=token, page_size=PAGE_SIZE),
             lambda items: payment_accounts_upsert(items=items),
             _merge_then_mark_missing,
+            progress,
+        ),
+    )
+
+
+def sync_automation_rules(*, client=None, progress: Progress = _noop) -> SyncRun:
+    """Every rule of the organization (the API lists them all without a customer filter)."""
+    client = client or get_client()
+    return _run(
+        "automation-rules",
+        lambda run, lease: _paged(
+            run,
+            lease,
+            lambda token: client.automation_rules.list(page_token=token, page_size=PAGE_SIZE),
+            lambda items: automation_rules_upsert(items=items, seen_by=Source.SYNC),
+            automation_rules_mark_missing,
             progress,
         ),
     )

@@ -7,7 +7,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from . import inbox
-from .sync import refresh_open_transactions, sync_customers, sync_payment_accounts
+from .sync import refresh_open_transactions, sync_automation_rules, sync_customers, sync_payment_accounts
 
 
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
@@ -34,6 +34,7 @@ def sync_mirror() -> dict:
     return {
         "customers": sync_customers().outcome,
         "payment-accounts": sync_payment_accounts().outcome,
+        "automation-rules": sync_automation_rules().outcome,
         "transactions": refresh_open_transactions().outcome,
     }
 

@@ -7,6 +7,7 @@ from django import forms
 
 from customers.models import Customer
 
+from .forms.fields import CustomerPicker
 from .models import AutomationRule, PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
 
 
@@ -26,7 +27,7 @@ class PaymentAccountFilter(django_filters.FilterSet):
         empty_label="Any type",
     )
     status = django_filters.ChoiceFilter(label="Status", choices=PaymentAccountStatus.choices, empty_label="Any status")
-    customer = django_filters.CharFilter(label="Customer id", method="filter_customer")
+    customer = django_filters.CharFilter(label="Customer", method="filter_customer", widget=CustomerPicker())
 
     class Meta:
         model = PaymentAccount
@@ -39,7 +40,7 @@ class PaymentAccountFilter(django_filters.FilterSet):
 
 
 class AutomationRuleFilter(django_filters.FilterSet):
-    customer = django_filters.CharFilter(label="Customer id", field_name="customer_upstream_id")
+    customer = django_filters.CharFilter(label="Customer", field_name="customer_upstream_id", widget=CustomerPicker())
     source = django_filters.CharFilter(label="Source account id", field_name="source_account_id")
 
     class Meta:
@@ -53,7 +54,7 @@ def _date_input():
 
 class TransactionFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=TransactionStatus.choices, label="Status", empty_label="Any")
-    customer = django_filters.CharFilter(field_name="customer__customer_id", label="Customer id")
+    customer = django_filters.CharFilter(field_name="customer__customer_id", label="Customer", widget=CustomerPicker())
     created_from = django_filters.DateFilter(
         field_name="created_upstream_at", method="filter_from", label="Created from", widget=_date_input()
     )

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import models
 
-from core.mirrored import MirroredModel, StatusChange
+from core.mirrored import MirroredModel, Source, StatusChange
 
 MONEY = {"max_digits": 38, "decimal_places": 18}
 
@@ -63,6 +63,23 @@ class PaymentAccount(MirroredModel):
     @property
     def type_label(self) -> str:
         return ACCOUNT_TYPE_LABELS.get(self.account_type, self.account_type)
+
+    @property
+    def last_digits(self) -> str:
+        """ "…6789" from a bank account's mask or a wallet's address; "" when there is none."""
+        details = self.details if isinstance(self.details, dict) else {}
+        mask = str(details.get("bankAccountMask") or "")
+        address = details.get("address")
+        address = str(address.get("address") or "") if isinstance(address, dict) else ""
+        tail = "".join(c for c in mask if c.isalnum())[-4:] or address[-4:]
+        return f"…{tail}" if tail else ""
+
+    @property
+    def display_name(self) -> str:
+        """How every page names the account: "Payroll · External bank account · USD · ACH · …6789"."""
+        summary = self.currency_summary
+        parts = [self.nickname, self.type_label, "" if summary == "—" else summary, self.last_digits]
+        return " · ".join(p for p in parts if p)
 
     @property
     def currency_summary(self) -> str:
@@ -149,6 +166,8 @@ class Transaction(MirroredModel):
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
             models.Index(fields=["correlation_id"], name="tx_correlation"),
+            # A quote's page and the open quotes find a quote's transaction by its id.
+            models.Index(fields=["quote_id"], name="tx_quote"),
             # The stuck view pages these by keyset: the id breaks ties between equal times.
             models.Index(fields=["status", "expires_at", "id"], name="tx_status_expiry"),
             models.Index(fields=["status", "status_since", "id"], name="tx_status_age"),
@@ -179,3 +198,22 @@ class AutomationRule(MirroredModel):
 
     def __str__(self):
         return self.name
+
+
+class AutomationRuleChange(models.Model):
+    """One change of a rule seen by the mirror: its creation, an edit of its name, template or
+    trigger, or its disappearance upstream; the values before and after, and who saw it."""
+
+    rule = models.ForeignKey(AutomationRule, on_delete=models.CASCADE, related_name="changes")
+    # The fields that changed ("created" and "vanished" name the two ends of a rule's life).
+    fields = models.JSONField(default=list)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    seen_by = models.CharField(max_length=16, choices=Source)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["rule", "-recorded_at"], name="rule_history")]
+
+    def __str__(self):
+        return f"{self.rule_id}: {', '.join(self.fields)}"

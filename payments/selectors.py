@@ -12,7 +12,7 @@ from core.live import version_of
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
 
-from .models import PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
+from .models import AutomationRule, PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
 from .rails import CHAIN_TOKENS, CHAINS, RAIL_CURRENCY
 
 
@@ -50,6 +50,25 @@ def account_options(account: PaymentAccount) -> AccountOptions:
     return AccountOptions(list(methods), [currency] if currency else [], False)
 
 
+def accounts_by_id(*ids: str) -> dict[str, PaymentAccount]:
+    """The mirrored accounts of these upstream ids, in one query (for names on a page)."""
+    wanted = {i for i in ids if i}
+    if not wanted:
+        return {}
+    return {a.account_id: a for a in PaymentAccount.objects.filter(account_id__in=wanted)}
+
+
+RULE_CORRELATION_PREFIX = "automation-rule:"
+
+
+def rule_of_transaction(tx: Transaction) -> AutomationRule | None:
+    """The mirrored rule that made a transaction (its correlation id names the rule)."""
+    if not tx.correlation_id.startswith(RULE_CORRELATION_PREFIX):
+        return None
+    rule_id = tx.correlation_id.removeprefix(RULE_CORRELATION_PREFIX)
+    return AutomationRule.objects.filter(rule_id=rule_id).first()
+
+
 def direction_of(source_payment_method: str) -> str:
     """The API infers the kind from the methods: a fiat source is an onramp, a chain an offramp."""
     if not source_payment_method:
@@ -57,15 +76,17 @@ def direction_of(source_payment_method: str) -> str:
     return "Offramp" if source_payment_method in CHAINS else "Onramp"
 
 
-def customers_search(*, query: str, limit: int = 10) -> QuerySet[Customer]:
-    """ACTIVE customers whose name or e-mail starts with `query`, or whose id is `query`."""
+def customers_search(*, query: str, active_only: bool = True, limit: int = 10) -> QuerySet[Customer]:
+    """Customers whose name or e-mail starts with `query`, or whose id is `query`: the ACTIVE
+    ones (whom money may move for), or all of them (to filter lists by)."""
     query = query.strip()
     if not query:
         return Customer.objects.none()
     matches = Q(name__istartswith=query) | Q(email__istartswith=query) | Q(customer_id=query)
-    return Customer.objects.filter(matches, status=CustomerStatus.ACTIVE, missing_upstream=False).order_by("name")[
-        :limit
-    ]
+    found = Customer.objects.filter(matches, missing_upstream=False)
+    if active_only:
+        found = found.filter(status=CustomerStatus.ACTIVE)
+    return found.order_by("name")[:limit]
 
 
 def quote_accounts(*, customer: Customer) -> tuple[list[PaymentAccount], list[PaymentAccount]]:

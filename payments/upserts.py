@@ -9,7 +9,7 @@ from core.upsert import UpsertCounts, is_stale
 from customers.models import Customer
 from paymentsapi import types as api
 
-from .models import AutomationRule, PaymentAccount, Transaction, TransactionStatusChange
+from .models import AutomationRule, AutomationRuleChange, PaymentAccount, Transaction, TransactionStatusChange
 
 _ACCOUNT_DETAIL_FIELDS = (
     "external_bank_account",
@@ -213,28 +213,68 @@ def transactions_upsert(*, items: list[api.Transaction], seen_by: Source) -> Ups
     return counts
 
 
+# The fields of a rule whose changes make its history.
+_RULE_TRACKED = ("name", "transaction_template", "trigger")
+
+
 @transaction.atomic
-def automation_rules_upsert(*, items: list[api.AutomationRule]) -> UpsertCounts:
+def automation_rules_upsert(*, items: list[api.AutomationRule], seen_by: Source = Source.STAFF) -> UpsertCounts:
+    """Upsert rules and record each creation and change of name, template or trigger (the
+    API gives rules no updatedAt: what it answers now is what the rule is)."""
     now = timezone.now()
     counts = UpsertCounts()
     customers = _customer_pks(r.customer_id for r in items if r.customer_id)
+    existing = {
+        r.rule_id: r for r in AutomationRule.objects.select_for_update().filter(rule_id__in=[i.id for i in items])
+    }
+    changes = []
     for item in items:
         template = _dump(item.transaction_template) or {}
-        _, created = AutomationRule.objects.update_or_create(
-            rule_id=item.id,
-            defaults={
-                "customer_id": customers.get(item.customer_id),
-                "customer_upstream_id": item.customer_id or "",
-                "name": item.name or "",
-                "source_account_id": template.get("source", {}).get("sourcePaymentAccountId", ""),
-                "transaction_template": template,
-                "trigger": _dump(item.trigger) or {},
-                "created_upstream_at": item.created_at,
-                "synced_at": now,
-                "missing_upstream": False,
-                "missing_since": None,
-            },
-        )
-        counts.created += created
-        counts.updated += not created
+        values = {
+            "customer_id": customers.get(item.customer_id),
+            "customer_upstream_id": item.customer_id or "",
+            "name": item.name or "",
+            "source_account_id": template.get("source", {}).get("sourcePaymentAccountId", ""),
+            "transaction_template": template,
+            "trigger": _dump(item.trigger) or {},
+            "created_upstream_at": item.created_at,
+        }
+        row = existing.get(item.id)
+        if row is None:
+            row = AutomationRule.objects.create(rule_id=item.id, synced_at=now, **values)
+            changes.append(AutomationRuleChange(rule=row, fields=["created"], after=_tracked(row), seen_by=seen_by))
+            counts.created += 1
+            continue
+        before = _tracked(row)
+        returned = row.missing_upstream
+        changed = returned or any(getattr(row, f) != v for f, v in values.items())
+        for f, v in values.items():
+            setattr(row, f, v)
+        row.synced_at, row.missing_upstream, row.missing_since = now, False, None
+        row.save()
+        moved = [f for f in _RULE_TRACKED if before[f] != getattr(row, f)] + (["returned"] if returned else [])
+        if moved:
+            changes.append(
+                AutomationRuleChange(rule=row, fields=moved, before=before, after=_tracked(row), seen_by=seen_by)
+            )
+        counts.updated += changed
+        counts.unchanged += not changed
+    AutomationRuleChange.objects.bulk_create(changes)
     return counts
+
+
+def _tracked(rule: AutomationRule) -> dict:
+    return {f: getattr(rule, f) for f in _RULE_TRACKED}
+
+
+@transaction.atomic
+def automation_rules_mark_missing(*, not_seen_since) -> int:
+    """After a complete sync: the rules it did not see vanished upstream (kept, marked)."""
+    gone = list(AutomationRule.objects.filter(missing_upstream=False, synced_at__lt=not_seen_since))
+    AutomationRule.objects.filter(pk__in=[r.pk for r in gone]).update(
+        missing_upstream=True, missing_since=timezone.now()
+    )
+    AutomationRuleChange.objects.bulk_create(
+        AutomationRuleChange(rule=r, fields=["vanished"], before=_tracked(r), seen_by=Source.SYNC) for r in gone
+    )
+    return len(gone)

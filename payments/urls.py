@@ -6,5 +6,7 @@ urlpatterns = [
     path("", include("payments.views.rules")),
     path("", include("payments.views.rates")),
     path("", include("payments.views.quotes")),
+    path("", include("payments.views.open_quotes")),
+    path("", include("payments.views.pickers")),
     path("", include("payments.views.transactions")),
 ]

@@ -11,6 +11,7 @@ from customers.models import Customer
 
 from ..models import ACCOUNT_TYPE_LABELS
 from ..rails import CHAIN_CHOICES, FIAT_CURRENCIES, TOKEN_CHOICES, address_error
+from .fields import CustomerPicker
 
 
 def aba_checksum_ok(number: str) -> bool:
@@ -19,7 +20,7 @@ def aba_checksum_ok(number: str) -> bool:
 
 class AccountBaseForm(ApiErrorsMixin, forms.Form):
     account_type: str = ""
-    customer_id = forms.CharField(label="Customer id", max_length=64)
+    customer_id = forms.CharField(label="Customer", max_length=64, widget=CustomerPicker())
     nickname = forms.CharField(label="Nickname", max_length=200, required=False)
 
     api_fields = {"customerId": "customer_id", "nickname": "nickname", "isThirdParty": "is_third_party"}

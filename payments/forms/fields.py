@@ -1,4 +1,5 @@
-"""What the payments forms share: the one reading of an amount a person typed.
+"""What the payments forms share: the one reading of an amount a person typed, and the
+customer picker.
 
 Every money field of the back-office is an AmountField: the text is read exactly as the
 Payments API reads a decimal string (digits and an optional fraction, no sign, no exponent),
@@ -11,6 +12,9 @@ import re
 from decimal import Decimal
 
 from django import forms
+from django.template.loader import render_to_string
+
+from customers.models import Customer
 
 MAX_WHOLE_DIGITS = 20
 MAX_PLACES = 18
@@ -76,3 +80,20 @@ class AmountField(forms.CharField):
 
     def prepare_value(self, value):
         return amount_text(value) if isinstance(value, Decimal) else value
+
+
+class CustomerPicker(forms.HiddenInput):
+    """A customer chosen by a type-ahead search on name, e-mail or id (the quote builder's
+    search, payments.selectors.customers_search); the field's value stays the customer's id.
+    The chosen customer shows by name, with a way to choose another."""
+
+    def render(self, name, value, attrs=None, renderer=None):
+        value = (value or "").strip() if isinstance(value, str) else ""
+        customer = (
+            Customer.objects.filter(customer_id=value).only("customer_id", "name", "email").first() if value else None
+        )
+        attrs = self.build_attrs(self.attrs, attrs)
+        return render_to_string(
+            "payments/_customer_picker.html",
+            {"name": name, "value": value, "customer": customer, "id": attrs.get("id", f"id_{name}")},
+        )

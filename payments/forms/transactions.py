@@ -12,9 +12,8 @@ MAX_BULK_CANCEL = 100
 
 
 def _account_label(account) -> str:
-    options = account_options(account)
     owner = " · third party" if account.is_third_party else ""
-    return f"{account.nickname or account.account_type} — {'/'.join(options.methods)} {'/'.join(options.currencies)}{owner}"
+    return f"{account.display_name}{owner}"
 
 
 class QuoteForm(forms.Form):

@@ -14,8 +14,9 @@ from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import Quote, Transaction
-from ..selectors import customers_search, quote_accounts
+from ..selectors import accounts_by_id, customers_search, quote_accounts
 from ..services.quotes import exchange_rate_get, quote_create, quote_execute
+from .open_quotes import view_quote_of_transaction
 
 
 def _active_customer(customer_id: str) -> Customer | None:
@@ -122,9 +123,17 @@ def same_inputs_url(quote: Quote) -> str:
 @role_required("view_payments")
 @require_GET
 def view_quote(request, quote_id):
-    quote = get_object_or_404(Quote.objects.select_related("customer", "created_by"), quote_id=quote_id)
+    quote = Quote.objects.select_related("customer", "created_by").filter(quote_id=quote_id).first()
+    if quote is None:
+        # A quote made elsewhere (the API, an automation rule): its terms as its transaction carries them.
+        return view_quote_of_transaction(request, quote_id)
+    request_source, request_destination = quote.request.get("source", {}), quote.request.get("destination", {})
     context = {
         "quote": quote,
+        "accounts": accounts_by_id(
+            request_source.get("sourcePaymentAccountId", ""),
+            request_destination.get("destinationPaymentAccountId", ""),
+        ),
         "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
         "execute_form": ExecuteForm(initial={"correlation_id": quote.request.get("correlationId", "")}),
         "correlation_bound": "correlationId" in quote.request,

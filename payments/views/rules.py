@@ -17,6 +17,7 @@ from ..filters import AutomationRuleFilter
 from ..forms.rules import AutomationRuleForm, describe_cron
 from ..models import AutomationRule, PaymentAccount
 from ..rails import FIAT_CURRENCIES, TOKENS
+from ..selectors import RULE_CORRELATION_PREFIX, accounts_by_id, transactions_listed
 from ..services.rules import automation_rule_create, automation_rule_update
 
 PAGE_SIZE = 50
@@ -39,10 +40,34 @@ def list_automation_rules(request):
     filterset = AutomationRuleFilter(request.GET, queryset=AutomationRule.objects.select_related("customer"))
     queryset = filterset.qs if filterset.is_valid() else AutomationRule.objects.none()
     page = paginate_keyset(queryset, ordering=("-id",), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    ends = []
     for rule in page.items:
         rule.trigger_words = trigger_words(rule.trigger or {})
+        ends += [
+            rule.source_account_id,
+            (rule.transaction_template.get("destination") or {}).get("destinationPaymentAccountId", ""),
+        ]
     template = page_or_partial(request, "payments/rules/list.html")
-    return render(request, template, {"filter": filterset, "page": page})
+    return render(request, template, {"filter": filterset, "page": page, "accounts": accounts_by_id(*ends)})
+
+
+@role_required("view_payments")
+@require_GET
+def view_automation_rule(request, pk):
+    """One rule: what it does, its accounts by name, the transactions it made, its history."""
+    rule = get_object_or_404(AutomationRule.objects.select_related("customer"), pk=pk)
+    template = rule.transaction_template or {}
+    context = {
+        "rule": rule,
+        "trigger_words": trigger_words(rule.trigger or {}),
+        "accounts": accounts_by_id(
+            (template.get("source") or {}).get("sourcePaymentAccountId", ""),
+            (template.get("destination") or {}).get("destinationPaymentAccountId", ""),
+        ),
+        "transactions": transactions_listed().filter(correlation_id=f"{RULE_CORRELATION_PREFIX}{rule.rule_id}")[:20],
+        "history": rule.changes.order_by("-recorded_at", "-id")[:50],
+    }
+    return render(request, "payments/rules/show.html", context)
 
 
 def _initial_from_source(account_id: str, customer_id: str) -> dict:
@@ -142,6 +167,7 @@ def _update_automation_rule(request, rule: AutomationRule):
 
 urlpatterns = [
     path("rules/", list_automation_rules, name="payments-list-automation-rules"),
+    path("rules/<int:pk>/", view_automation_rule, name="payments-view-automation-rule"),
     path("rules/new", create_automation_rule, name="payments-create-automation-rule"),
     path("rules/<int:pk>/edit", edit_automation_rule, name="payments-edit-automation-rule"),
     # Addresses of before: one URL per form, no slash after an action.

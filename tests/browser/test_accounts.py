@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from mirror.sync import sync_customers, sync_payment_accounts
 from sandbox.tests.conftest import KYC_DATA
-from tests.browser.nav import follow
+from tests.browser.nav import follow, pick_customer
 from tests.payments.account_fixtures import EVM_ADDRESS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -57,7 +57,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
 
     follow(page, page.get_by_role("link", name="New payment account"))
     follow(page, page.get_by_role("navigation", name="Account type").get_by_role("link", name="External crypto wallet"))
-    page.get_by_label("Customer id").fill(customer_id)
+    pick_customer(page, "Ada", "Ada Lovelace")
     page.get_by_label("Nickname").fill("Ada's Base wallet")
     page.get_by_label("Chain").select_option("BASE")
     page.get_by_label("Currency (token label or contract address)").fill("USDC")

@@ -226,6 +226,7 @@ UNKNOWN_IDS = {
     "payments-view-payment-account-balances": {"pk": 999_999},
     "payments-refresh-payment-account": {"pk": 999_999},
     "payments-edit-automation-rule": {"pk": 999_999},
+    "payments-view-automation-rule": {"pk": 999_999},
     "payments-view-quote": {"quote_id": "quo-nowhere"},
     "payments-execute-quote": {"quote_id": "quo-nowhere"},
     "payments-view-transaction": {"transaction_id": "tx-nowhere"},

@@ -3,21 +3,23 @@ from tqdm import tqdm
 
 from core.locks import LockHeld
 from mirror.models import SyncRun
-from mirror.sync import refresh_open_transactions, sync_customers, sync_payment_accounts
+from mirror.sync import refresh_open_transactions, sync_automation_rules, sync_customers, sync_payment_accounts
 
 KINDS = {
     "customers": sync_customers,
     "payment_accounts": sync_payment_accounts,
+    "automation_rules": sync_automation_rules,
     "transactions": refresh_open_transactions,
 }
 
 
 class Command(BaseCommand):
-    help = "Sync the mirror from the Payments API: customers, payment accounts, open transactions (all by default)."
+    help = "Sync the mirror from the Payments API: customers, payment accounts, automation rules, open transactions (all by default)."
 
     def add_arguments(self, parser):
         parser.add_argument("--customers", action="store_true")
         parser.add_argument("--payment-accounts", action="store_true", dest="payment_accounts")
+        parser.add_argument("--automation-rules", action="store_true", dest="automation_rules")
         parser.add_argument("--transactions", action="store_true")
         parser.add_argument("--quiet", action="store_true", help="No progress bar.")
 
