@@ -68,8 +68,9 @@ def logging_config(*, fmt: str = "plain", level: str = "INFO") -> dict:
         "loggers": {
             "django.db.backends": {"level": "INFO"},
             "axes": {"level": "WARNING"},
-            # runserver's request lines: the same handler, so they are JSON too when asked.
-            "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+            # runserver's request lines: the same handler, so they are JSON too when asked;
+            # with LOG_LEVEL=WARNING (make run) only its 4xx and 5xx.
+            "django.server": {"handlers": ["console"], "level": level, "propagate": False},
         },
     }
 
