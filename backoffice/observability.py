@@ -66,6 +66,7 @@ def logging_config(*, fmt: str = "plain", level: str = "INFO") -> dict:
         },
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
+            "django": {"level": level},  # Django's own default is INFO whatever the root's
             "django.db.backends": {"level": "INFO"},
             "axes": {"level": "WARNING"},
             # runserver's request lines: the same handler, so they are JSON too when asked;
