@@ -23,7 +23,8 @@ $(DEV): $(RUNTIME)
 	@touch $@
 
 # Serves on http://127.0.0.1:8000 with the embedded defaults; the demo logins come last,
-# once the server answers. Ctrl-C stops it.
+# once the server answers (a helper in the background waits for it and prints them; the
+# server stays in the foreground, so Ctrl-C stops it).
 define WAIT_AND_SHOW_LOGINS
 import sys, time, urllib.request
 for _ in range(240):
@@ -47,8 +48,8 @@ run: $(RUNTIME)
 	@$(BIN)/python manage.py migrate --noinput -v 0
 	@echo "Seeding the sandbox and the mirror..."
 	@LOG_LEVEL=WARNING $(BIN)/python manage.py seed_demo > $(SEED_LOG)
-	@LOG_LEVEL=WARNING $(BIN)/python manage.py runserver 127.0.0.1:8000 & \
-	  $(BIN)/python -c "$$WAIT_AND_SHOW_LOGINS" $(SEED_LOG); wait
+	@$(BIN)/python -c "$$WAIT_AND_SHOW_LOGINS" $(SEED_LOG) & \
+	  LOG_LEVEL=WARNING exec $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # Debian's chromium for the browser tests: installed when missing and we are root.
 chromium:

@@ -66,10 +66,12 @@ def logging_config(*, fmt: str = "plain", level: str = "INFO") -> dict:
         },
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
+            "django": {"level": level},  # Django's own default is INFO whatever the root's
             "django.db.backends": {"level": "INFO"},
             "axes": {"level": "WARNING"},
-            # runserver's request lines: the same handler, so they are JSON too when asked.
-            "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+            # runserver's request lines: the same handler, so they are JSON too when asked;
+            # with LOG_LEVEL=WARNING (make run) only its 4xx and 5xx.
+            "django.server": {"handlers": ["console"], "level": level, "propagate": False},
         },
     }
 

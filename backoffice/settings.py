@@ -268,6 +268,9 @@ if SANDBOX_MOUNTED:
 # --- Observability (docs/operations.md) ------------------------------------------------
 # Logs: plain lines, or one JSON object a line with LOG_FORMAT=json; both carry the request id.
 LOGGING = logging_config(fmt=env.str("LOG_FORMAT", default="plain"), level=env.str("LOG_LEVEL", default="INFO"))
+if CELERY_TASK_ALWAYS_EAGER:
+    # Eager tasks still open a producer on the in-memory broker, which warns of no hostname.
+    LOGGING["loggers"]["kombu.connection"] = {"level": "ERROR"}
 # Errors to Sentry when SENTRY_DSN is set; no personal data (backoffice/observability.py).
 SENTRY_DSN = env.str("SENTRY_DSN", default="")
 if SENTRY_DSN:

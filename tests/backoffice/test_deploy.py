@@ -98,6 +98,7 @@ def test_the_image_is_multi_stage_non_root_runtime_only_with_static_and_a_health
     assert installs and all("[dev]" not in line for line in installs)
 
 
+@pytest.mark.slow
 def test_the_runtime_needs_no_dev_package(tmp_path):
     """What `make run` installs is enough: the whole back-office imports and `manage.py check`
     passes with every dev extra made unimportable."""

@@ -114,3 +114,24 @@ def test_the_sandbox_is_absent_when_a_provider_is_named():
     assert (
         mounted.stdout.strip().splitlines()[-1].startswith("['drf_spectacular', 'rest_framework', 'sandbox'] True True")
     )
+
+
+def test_production_settings_of_operations():
+    """The broker's Redis is the shared cache; rotation fallbacks and JSON logs come from the environment."""
+    env = {
+        **PRODUCTION,
+        "CELERY_BROKER_URL": "redis://redis.example.com:6379/0",
+        "SECRET_KEY_FALLBACKS": "old-key-one,old-key-two",
+        "LOG_FORMAT": "json",
+    }
+    script = (
+        "from django.conf import settings as s; "
+        "print(s.CACHES['default']['BACKEND'], s.CACHES['default']['LOCATION']); "
+        "print(s.SECRET_KEY_FALLBACKS); print(s.LOGGING['formatters']['main']['()'].__name__)"
+    )
+    result = manage("shell", "-c", script, env=env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    cache, fallbacks, formatter = result.stdout.strip().splitlines()[-3:]
+    assert cache == "django.core.cache.backends.redis.RedisCache redis://redis.example.com:6379/0"
+    assert fallbacks == "['old-key-one', 'old-key-two']"
+    assert formatter == "ProcessorFormatter"

@@ -88,3 +88,58 @@ def test_the_client_imports_neither_django_nor_the_project(module):
     code = f"import sys, {module}; print(sorted({{m.split('.')[0] for m in sys.modules}} & set({project!r})))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert result.stdout.strip() == "[]"
+
+
+def test_commands_reach_the_mounted_sandbox_in_process_when_no_server_listens(settings):
+    """manage.py sets PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED: `sync_mirror` without `make run`."""
+    import socket
+
+    import httpx
+
+    from core import upstream
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nobody listens there
+    settings.SANDBOX_MOUNTED = True
+    settings.PAYMENTS_API_IN_PROCESS = False
+    settings.PAYMENTS_API_BASE_URL = f"http://127.0.0.1:{port}/sandbox"
+    try:
+        settings.PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED = False  # a server or a worker: over the network
+        assert not isinstance(upstream.get_client()._http._transport, httpx.WSGITransport)
+        settings.PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED = True
+        assert isinstance(upstream.get_client()._http._transport, httpx.WSGITransport)
+        with socket.socket() as server:  # a server at that address: the command talks to it
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            settings.PAYMENTS_API_BASE_URL = f"http://127.0.0.1:{server.getsockname()[1]}/sandbox"
+            assert not isinstance(upstream.get_client()._http._transport, httpx.WSGITransport)
+        settings.PAYMENTS_API_BASE_URL = "https://api.example.com"  # never for a remote upstream
+        assert not isinstance(upstream.get_client()._http._transport, httpx.WSGITransport)
+    finally:
+        upstream._nobody_serves.cache_clear()
+        upstream._shared_client.cache_clear()
+
+
+def test_manage_py_commands_ask_for_it():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED"}
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from django.conf import settings as s; print(s.PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED)",
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.stdout.strip().splitlines()[-1] == "True", ran.stderr[-2000:]

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -39,4 +40,7 @@ class Command(BaseCommand):
                 failed = True
                 self.stdout.write(f"{kind}: FAILED ({run.error}); kept: {counts}")
         if failed:
-            raise CommandError("Some syncs failed; what they stored before failing is kept.")
+            raise CommandError(
+                f"Some syncs failed (the reasons are above); what they stored before failing is kept. "
+                f"The Payments API is PAYMENTS_API_BASE_URL={settings.PAYMENTS_API_BASE_URL}."
+            )
