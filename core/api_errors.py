@@ -27,6 +27,28 @@ FAILED = "The Payments API had an error"
 UNREADABLE = "The Payments API answered with something the back-office cannot read"
 
 
+class NotDone(PaymentsApiError):
+    """A write whose answer was lost, and which the back-office then looked up upstream and
+    found not done (core.write_through's reconciliation): trying again is safe. `.cause` is
+    the error of the write."""
+
+    def __init__(self, cause: PaymentsApiError):
+        super().__init__(cause.message, status=cause.status, code=cause.code, request_id=cause.request_id)
+        self.cause = cause
+
+
+def outcome_unknown(error: PaymentsApiError) -> bool:
+    """Whether a write that raised `error` may have been done upstream all the same: its answer
+    was lost (a timeout, a broken connection, a gateway's 502/503/504), garbled, or a 5xx. Not
+    for a call never sent (connection refused, the circuit breaker open), turned away unread
+    (429) or refused (4xx)."""
+    if isinstance(error, NotDone | ApiConnectionError | RateLimited):
+        return False
+    if isinstance(error, ApiUnavailable) and error.status is None:
+        return False  # the open breaker held it back
+    return isinstance(error, TransportError | ServerError | UnexpectedResponse)
+
+
 def api_error_message(error: PaymentsApiError, *, write: bool, repeatable: bool = False) -> str:
     """The staff message for `error`, raised by a call that reads (`write=False`) or that asks
     the API to change something (`write=True`; `repeatable` when sending it again does no harm:
@@ -36,6 +58,9 @@ def api_error_message(error: PaymentsApiError, *, write: bool, repeatable: bool 
     API turned away unread (429), changed nothing. A write whose answer was lost or garbled
     may have gone through: staff are told so, and whether trying again is safe.
     """
+    if isinstance(error, NotDone):
+        log.warning("A call to the Payments API failed and was not done: %s", error.cause)
+        return f"{_what(error.cause)}; the back-office checked with it: this was not done. Try again."
     if not isinstance(error, TransportError | ServerError | RateLimited | UnexpectedResponse):
         log.info("The Payments API refused a call: %s", error)
         return f"The Payments API refused this: {error.message}"
@@ -47,17 +72,20 @@ def api_error_message(error: PaymentsApiError, *, write: bool, repeatable: bool 
     if isinstance(error, ApiUnavailable) and error.status is None:
         # No status: the open circuit breaker held the call back, nothing was sent.
         return _nothing_changed(PAUSED, write=write)
-    if isinstance(error, UnexpectedResponse):
-        what = UNREADABLE
-    elif isinstance(error, TransportError):
-        what = NO_ANSWER  # a timeout, or 502/503/504 from a gateway
-    else:
-        what = FAILED  # a 5xx
+    what = _what(error)
     if not write:
         return f"{what}; try again."
     if repeatable:
         return f"{what}, so this may have gone through; trying again is safe."
     return f"{what}, so this may have gone through: refresh (or wait for the next sync) before trying again."
+
+
+def _what(error: PaymentsApiError) -> str:
+    if isinstance(error, UnexpectedResponse):
+        return UNREADABLE
+    if isinstance(error, TransportError):
+        return NO_ANSWER  # a timeout, a broken connection, or 502/503/504 from a gateway
+    return FAILED  # a 5xx
 
 
 def _nothing_changed(what: str, *, write: bool) -> str:

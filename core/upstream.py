@@ -111,6 +111,18 @@ def _nobody_serves(base_url: str) -> bool:
         return True
 
 
+# A write's answer that was lost is looked up with a longer timeout than the write's own (an
+# upstream that answers late answers this), within the web worker's 30 s (gunicorn.conf.py):
+# the write's 10 s and one look of 15 s.
+RECONCILE_TIMEOUT = 15.0
+
+
+def lookup_client() -> PaymentsApiClient:
+    """The client for looking up the outcome of a write whose answer was lost: one try, a
+    longer timeout (core.write_through's `reconcile`)."""
+    return get_client().with_options(timeout=RECONCILE_TIMEOUT, max_retries=0)
+
+
 @functools.lru_cache(maxsize=4)
 def _shared_client(
     base_url: str, api_key: str, timeout: float, max_retries: int | None, in_process: bool

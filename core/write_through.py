@@ -10,6 +10,7 @@ mirror and record the audit event together; on an API error, record the failure 
     )
 """
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -18,8 +19,11 @@ from django.db import transaction
 
 from paymentsapi import PaymentsApiError
 
+from .api_errors import NotDone, outcome_unknown
 from .audit import audit_record
 from .models import AuditEvent
+
+log = logging.getLogger(__name__)
 
 Answer = TypeVar("Answer")
 Result = TypeVar("Result")
@@ -43,6 +47,7 @@ def write_through_api(
     call: Callable[[], Answer],
     store: Callable[[Answer], Result],
     stored: Callable[[Result], AuditTarget] | None = None,
+    reconcile: Callable[[], Answer | None] | None = None,
 ) -> Result:
     """Run `call()` (the API request), then `store(answer)` (the mirror) and a success audit
     event of `action` in one database transaction; return what `store` returned.
@@ -51,21 +56,55 @@ def write_through_api(
     If it raises a PaymentsApiError, a failure event names `target` with the error's code under
     "error", the mirror is left as it was, and the error goes up to the view. The success event
     names `target` too, or what `stored(result)` says (a record that only now has an id).
+
+    An error after which the write may have been done all the same (its answer lost:
+    `api_errors.outcome_unknown`) is reconciled when `reconcile` is given: `reconcile()` looks
+    the record up upstream and returns it as `call` would have (then it is stored and audited
+    as a success, with "reconciled" in the details), None when it is certainly not there (the
+    error goes up as NotDone: trying again is safe), or raises (PaymentsApiError, CannotTell)
+    when it cannot tell: the original error goes up, "this may have gone through".
     """
+    reconciled = None
     try:
         answer = call()
     except PaymentsApiError as error:
-        audit_record(
-            actor=actor,
-            action=action,
-            target_kind=target.kind,
-            target_id=target.id,
-            outcome=AuditEvent.Outcome.FAILURE,
-            details={**target.details, "error": error.code or type(error).__name__},
-        )
-        raise
+        code = error.code or type(error).__name__
+        found, checked = None, "no"
+        if reconcile is not None and outcome_unknown(error):
+            found, checked = _look_up(reconcile)
+        if found is None:
+            details = {**target.details, "error": code}
+            if checked != "no":
+                details["checked"] = checked
+            audit_record(
+                actor=actor,
+                action=action,
+                target_kind=target.kind,
+                target_id=target.id,
+                outcome=AuditEvent.Outcome.FAILURE,
+                details=details,
+            )
+            if checked == "not done":
+                raise NotDone(error) from error
+            raise
+        answer, reconciled = found, code
     with transaction.atomic():
         result = store(answer)
         done = stored(result) if stored is not None else target
-        audit_record(actor=actor, action=action, target_kind=done.kind, target_id=done.id, details=done.details)
+        details = {**done.details, "reconciled": reconciled} if reconciled else done.details
+        audit_record(actor=actor, action=action, target_kind=done.kind, target_id=done.id, details=details)
     return result
+
+
+class CannotTell(Exception):
+    """Raised by a `reconcile` that could not look far enough to say the record is not there."""
+
+
+def _look_up(reconcile: Callable[[], Answer | None]) -> tuple[Answer | None, str]:
+    """(what reconcile found, "found" | "not done" | "unknown")."""
+    try:
+        found = reconcile()
+    except (PaymentsApiError, CannotTell) as exc:
+        log.warning("Could not tell whether a write was done: %s", exc)
+        return None, "unknown"
+    return found, "found" if found is not None else "not done"

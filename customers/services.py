@@ -7,9 +7,10 @@ from django.utils import timezone
 
 from core.audit import audit_record
 from core.mirrored import Source
-from core.upstream import get_client
-from core.write_through import AuditTarget, write_through_api
+from core.upstream import get_client, lookup_client
+from core.write_through import AuditTarget, CannotTell, write_through_api
 from paymentsapi import types as api
+from paymentsapi.pagination import MAX_PAGE_SIZE
 
 from .models import Customer, CustomerNote, HostedLinkHandout
 from .selectors import next_case
@@ -70,6 +71,8 @@ def customer_create(
     """POST /customers, with the KYC or KYB data when given (the API then starts its review:
     UNDER_REVIEW). The audit names the sections sent, never their values."""
     details = {"type": customer_type, "sections": sorted(sections)}
+    # Customers with this e-mail the mirror knows already: not the one a lost answer made.
+    known = set(Customer.objects.filter(email__iexact=email).values_list("customer_id", flat=True))
     kyc = api.KycData.model_validate(kyc_data) if kyc_data else None
     kyb = api.KybData.model_validate(kyb_data) if kyb_data else None
     return write_through_api(
@@ -87,7 +90,31 @@ def customer_create(
         ),
         store=_store,
         stored=lambda customer: AuditTarget("customer", customer.customer_id, details),
+        reconcile=lambda: _created_customer(email=email, customer_type=customer_type, known=known),
     )
+
+
+# How far the look for a created customer goes (pages of 100): beyond it, it cannot tell.
+LOOKUP_PAGES = 20
+
+
+def _created_customer(*, email: str, customer_type: str, known: set[str]) -> api.Customer | None:
+    """After a create whose answer was lost: the customer with this e-mail and type that the
+    API has and the mirror did not know before the create (None when there is none). The API
+    lists customers without a filter, so the look reads pages until the end, at most
+    LOOKUP_PAGES: past that it cannot tell (CannotTell)."""
+    wanted = email.casefold()
+    token = None
+    for _ in range(LOOKUP_PAGES):
+        page = lookup_client().customers.list(page_token=token, page_size=MAX_PAGE_SIZE)
+        for item in page.items:
+            same = (item.email or "").casefold() == wanted and item.customer_type in (None, customer_type)
+            if same and item.customer_id not in known:
+                return item
+        token = page.next_page_token
+        if not token:
+            return None
+    raise CannotTell(f"no customer with that e-mail in the first {LOOKUP_PAGES} pages")
 
 
 @transaction.atomic

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import api_error_message
+from core.api_errors import api_error_message, outcome_unknown
 from core.htmx import page_or_partial
 from core.live import live_url
 from core.pagination import paginate_keyset
@@ -222,6 +222,7 @@ def create_customer(request):
                 create.top_errors.append("The Payments API refused some fields; see the messages below.")
         except PaymentsApiError as exc:
             create.top_errors.append(api_error_message(exc, write=True))
+            create.maybe_done = outcome_unknown(exc)  # the heading must not say "nothing was created"
         else:
             sent = f" with {', '.join(sorted(kwargs['sections'])).replace('_', ' ')}" if kwargs["sections"] else ""
             messages.success(request, f"Customer {customer.name} created{sent}: {customer.get_status_display()}.")
@@ -335,6 +336,7 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
                     edit.top_errors.append("The Payments API refused some fields; see the messages below.")
             except PaymentsApiError as exc:
                 edit.top_errors.append(api_error_message(exc, write=True))
+                edit.maybe_done = outcome_unknown(exc)
             else:
                 return _updated(request, customer, profile.kind, sections)
     context = {"customer": customer, "edit": edit, "form": edit.form, "notice": _status_notice(customer)}

@@ -16,6 +16,7 @@ from ._wire import to_wire
 from .client import PaymentsApiClient
 from .errors import (
     ApiConnectionError,
+    ApiNoAnswer,
     ApiTimeout,
     ApiUnavailable,
     BadRequest,
@@ -63,6 +64,7 @@ from .types import (
 
 __all__ = [
     "ApiConnectionError",
+    "ApiNoAnswer",
     "ApiTimeout",
     "ApiUnavailable",
     "AutomationRule",

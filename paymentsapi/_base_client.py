@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from ._wire import to_wire
 from .errors import (
     ApiConnectionError,
+    ApiNoAnswer,
     ApiTimeout,
     ApiUnavailable,
     PaymentsApiError,
@@ -214,9 +215,13 @@ class BaseClient:
 
     def _transport_error(self, exc: httpx.RequestError, method: str, path: str) -> PaymentsApiError:
         reason = self._redact(str(exc)) or type(exc).__name__
+        # Only a connection never made means the request was never sent; a read or write that
+        # broke, or a timeout after connecting, may have left the call done upstream.
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol | httpx.PoolTimeout):
+            return ApiConnectionError(f"Could not reach the Payments API for {method} {path}: {reason}")
         if isinstance(exc, httpx.TimeoutException):
             return ApiTimeout(f"No answer from the Payments API to {method} {path} in time ({reason})")
-        return ApiConnectionError(f"Could not reach the Payments API for {method} {path}: {reason}")
+        return ApiNoAnswer(f"The connection to the Payments API broke during {method} {path} ({reason})")
 
     def _parse(self, response: httpx.Response, method: str, path: str) -> Any:
         if not response.content:

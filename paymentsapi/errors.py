@@ -12,8 +12,9 @@
     ├── UnexpectedResponse                a 2xx whose body is not what the spec shows
     └── TransportError                    no usable answer from the API
         ├── ApiUnavailable                502/503/504 (a gateway or the API is down)
-        ├── ApiTimeout                    no answer within the timeout
-        └── ApiConnectionError            connection refused, reset, DNS failure, ...
+        ├── ApiNoAnswer                   sent, but no answer: the call may have been done
+        │   └── ApiTimeout                no answer within the timeout
+        └── ApiConnectionError            never sent: connection refused, DNS failure, ...
 
 `error_for()` is the one place that maps a status and a code to a class.
 """
@@ -136,12 +137,17 @@ class ApiUnavailable(TransportError):
     pass
 
 
-class ApiTimeout(TransportError):
+class ApiNoAnswer(TransportError):
+    """The request may have reached the API, but no answer came back (the connection broke
+    after it was sent): a write may have been done."""
+
+
+class ApiTimeout(ApiNoAnswer):
     pass
 
 
 class ApiConnectionError(TransportError):
-    pass
+    """The request was never sent (no connection could be made): nothing was done."""
 
 
 _BY_CODE: dict[str, type[PaymentsApiError]] = {

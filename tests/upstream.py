@@ -11,6 +11,9 @@ otherwise every request fails the chosen way without reaching it:
     "html-500"   500 with a proxy's HTML page
     "malformed"  200 whose body is cut-off JSON
     "429"        429 with Retry-After: 7
+    "late"       the request reaches the sandbox and is done, but its answer comes LATE_BY
+                 seconds later: a call whose read timeout is shorter gets httpx.ReadTimeout
+                 (raised at once: no sleep), one with a longer timeout gets the answer
 
 or `.answer(respond)` answers every request with `respond(request)` (a refusal the sandbox
 would not make, say). The wrapper records every request that reached it (`.requests`) and the
@@ -27,6 +30,8 @@ from paymentsapi import PaymentsApiClient, make_breaker
 
 FAULT_MODES = ["down", "slow", "500", "html-500", "malformed", "429"]
 RETRY_AFTER = 7.0
+# Later than the client's 10 s, sooner than a reconciliation's longer look (core.upstream).
+LATE_BY = 12.0
 SANDBOX_URL = "http://testserver/sandbox"
 
 Respond = Callable[[httpx.Request], httpx.Response]
@@ -66,6 +71,12 @@ class FaultyUpstream:
             raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
         if mode == "slow":
             raise httpx.ReadTimeout("The read operation timed out", request=request)
+        if mode == "late":
+            response = self.to_sandbox(request)
+            read_timeout = (request.extensions.get("timeout") or {}).get("read")
+            if read_timeout is not None and read_timeout < LATE_BY:
+                raise httpx.ReadTimeout("The read operation timed out", request=request)
+            return response
         if mode == "500":
             return api_error(500, "INTERNAL_SERVER_ERROR", "Something broke on our side")
         if mode == "html-500":

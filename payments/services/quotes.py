@@ -6,7 +6,7 @@ import uuid
 from django.db import transaction
 
 from core.mirrored import Source
-from core.upstream import get_client
+from core.upstream import get_client, lookup_client
 from core.write_through import AuditTarget, write_through_api
 from customers.models import Customer
 from paymentsapi import types as api
@@ -93,13 +93,20 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "") -> Transacti
         transactions_upsert(items=[answer], seen_by=Source.STAFF)
         return Transaction.objects.get(transaction_id=answer.transaction_id)
 
+    def create(client) -> api.Transaction:
+        return client.transactions.create(
+            quote_id=quote.quote_id, correlation_id=bound or None, idempotency_key=str(quote.idempotency_key)
+        )
+
+    # One try, then, if its answer was lost, one look with a longer timeout: the same request
+    # under the same key, which the API answers with the transaction it made, if it made one.
+    # (Retries of the client's own would spend the web worker's time on the same short timeout.)
     return write_through_api(
         actor=actor,
         action="quote.execute",
         target=AuditTarget("quote", quote.quote_id),
-        call=lambda: get_client().transactions.create(
-            quote_id=quote.quote_id, correlation_id=bound or None, idempotency_key=str(quote.idempotency_key)
-        ),
+        call=lambda: create(get_client().with_options(max_retries=0)),
         store=store,
         stored=lambda tx: AuditTarget("transaction", tx.transaction_id, {"quote": quote.quote_id}),
+        reconcile=lambda: create(lookup_client()),
     )

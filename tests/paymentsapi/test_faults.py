@@ -111,6 +111,27 @@ def test_connection_refused_raises_api_connection_error(make_client, sleeps):
     assert isinstance(caught.value, PaymentsApiError)
 
 
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (httpx.ConnectError("[Errno 111] Connection refused"), "ApiConnectionError"),
+        (httpx.ConnectTimeout("connect timed out"), "ApiConnectionError"),
+        (httpx.ReadError("[Errno 104] Connection reset by peer"), "ApiNoAnswer"),
+        (httpx.RemoteProtocolError("Server disconnected without sending a response."), "ApiNoAnswer"),
+        (httpx.WriteError("broken pipe"), "ApiNoAnswer"),
+        (httpx.ReadTimeout("timed out"), "ApiTimeout"),
+    ],
+)
+def test_only_a_connection_never_made_says_the_request_was_not_sent(make_client, sleeps, exc, expected):
+    """A write whose connection broke after sending may have been done: it must not be reported
+    as "never sent" (the back-office would then tell staff that nothing was changed)."""
+    client, _upstream = make_client(exc)
+    with pytest.raises(PaymentsApiError) as caught:
+        client.customers.create(customer_type="INDIVIDUAL", email="a@example.com", first_name="A", last_name="B")
+    assert type(caught.value).__name__ == expected
+    assert isinstance(caught.value, TransportError)
+
+
 def test_connection_refused_then_success_for_delete(make_client, sleeps):
     client, upstream = make_client(refused(), ok({"message": "Transaction cancelled"}))
 
