@@ -73,6 +73,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "core.middleware.RequestIdMiddleware",
     "core.middleware.RefuseNulMiddleware",
+    # The unchanged answer of an open live page, before the session is read (core/live.py).
+    "core.live.LivePollMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "core.middleware.IdleSessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CHUNK_ROWS = 2000
+CHUNK_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,16 @@ def _copy_chunks(queryset: QuerySet, columns: list[Column]):
     cells = {f"export_{i}": _cell_sql(queryset.model, column) for i, column in enumerate(columns)}
     query = queryset.annotate(**cells).values_list(*cells)
     sql, params = query.query.sql_with_params()
+    buffer = bytearray()
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)", params) as copy:
-        for chunk in copy:
-            yield bytes(chunk)
+        # COPY hands over a row at a time: sent on in blocks, not one write per row.
+        for row in copy:
+            buffer += row
+            if len(buffer) >= CHUNK_BYTES:
+                yield bytes(buffer)
+                buffer.clear()
+    if buffer:
+        yield bytes(buffer)
 
 
 # --- Elsewhere: the ORM's iterator and csv ------------------------------------------------------

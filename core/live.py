@@ -1,33 +1,94 @@
 """Pages that follow the mirror without a reload.
 
-A live page holds one poller (templates/_live.html): every POLL_SECONDS htmx asks the page's
-live URL whether its version moved. The version is a short hash of a few columns one cheap
-query reads (the record's `synced_at`, its assignee, the newest note id, ...): unchanged, the
+A live page holds one poller (templates/_live.html): every 4 s htmx asks the page's live URL
+whether its version moved. The version is a short hash of a few columns one query reads on
+indexes (the record's `synced_at`, its assignee, the newest note id, ...): unchanged, the
 answer is an empty 304; changed, a 200 with a new poller (carrying the new version) and the
 page's parts, swapped out of band by their ids (or, for a list whose rows page by htmx, the
-results part that holds the poller, swapped as the poller's target). Forms are never among those parts, so nothing
-the user is typing is lost; a part that holds inputs (the stuck view's boxes) carries
-`data-live-guard` and static/js/app.js holds the whole answer back while one is in use (the old
-version stays, so the next poll brings the change again).
+results part that holds the poller, swapped as the poller's target). Forms are never among
+those parts, so nothing the user is typing is lost; a part that holds inputs (the stuck view's
+boxes) carries `data-live-guard` and static/js/app.js holds the whole answer back while one is
+in use (the old version stays, so the next poll brings the change again).
+
+What an open page costs: 200 pages poll 50 times a second. The unchanged answer is therefore
+given by LivePollMiddleware before the session, the user and the permissions are read: the
+poller's URL carries a token signed for that URL, its user and the session cookie it was given
+to (`t`), and the 304 needs only that signature and the version's query, compiled once
+(CompiledQuery). Anything else, a changed version first of all, goes through the view and its
+role check as usual. The token tells its holder only "unchanged" for a page they were shown,
+for at most SESSION_COOKIE_AGE; docs/benchmarks.md ("Live pages") has the figures.
 
 The version also goes out as an ETag, and a request's If-None-Match is honoured like `v`.
 """
 
+import functools
 import hashlib
 
-from django.http import HttpResponse, HttpResponseNotModified, QueryDict
+from django.conf import settings
+from django.core import signing
+from django.db import connection
+from django.http import HttpResponse, HttpResponseNotModified
 from django.template.loader import render_to_string
+from django.urls import Resolver404, resolve
+
+from .access import role_required
 
 
 def version_of(*values) -> str:
     return hashlib.blake2b(repr(values).encode(), digest_size=8).hexdigest()
 
 
+class CompiledQuery:
+    """A queryset's SQL, compiled by the ORM once; each call runs it with new values.
+
+    `build(*markers)` returns the queryset with a marker string where each value goes; the
+    values must be strings compared as they are (ids), nothing the ORM would adapt.
+    """
+
+    def __init__(self, build, arity: int = 0):
+        self.build, self.arity = build, arity
+
+    @functools.cached_property
+    def _compiled(self) -> tuple[str, list]:
+        markers = [f"<live value {i}>" for i in range(self.arity)]
+        sql, params = self.build(*markers).query.sql_with_params()
+        return sql, [markers.index(p) if p in markers else ("param", p) for p in params]
+
+    def first_row(self, *values) -> tuple | None:
+        sql, slots = self._compiled
+        params = [values[slot] if isinstance(slot, int) else slot[1] for slot in slots]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchone()
+
+
+# --- The poller's token -------------------------------------------------------------------------
+
+
+def _session_mark(request) -> str:
+    cookie = request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
+    return hashlib.sha256(cookie.encode()).hexdigest()[:16]
+
+
+def _signer(path: str) -> signing.TimestampSigner:
+    return signing.TimestampSigner(salt=f"core.live:{path}")
+
+
 def live_url(request, path: str, version: str) -> str:
-    """`path` with the page's own query (its filters, its cursor) and the version."""
-    query: QueryDict = request.GET.copy()
+    """`path` with the page's own query (its filters, its cursor), the version and the token."""
+    query = request.GET.copy()
+    query.pop("t", None)
     query["v"] = version
+    query["t"] = _signer(path).sign(f"{request.user.pk}.{_session_mark(request)}")
     return f"{path}?{query.urlencode()}"
+
+
+def _token_fits(request) -> bool:
+    try:
+        value = _signer(request.path).unsign(request.GET.get("t", ""), max_age=settings.SESSION_COOKIE_AGE)
+    except signing.BadSignature:
+        return False
+    return value.rpartition(".")[2] == _session_mark(request)
 
 
 def _known_version(request) -> str:
@@ -35,11 +96,35 @@ def _known_version(request) -> str:
     return request.GET.get("v") or tag
 
 
-def live_response(request, version: str, render) -> HttpResponse:
-    """304 when the client's version is current; else `render()` (the changed parts)."""
-    response = HttpResponseNotModified() if _known_version(request) == version else render()
+def _not_modified(version: str) -> HttpResponse:
+    response = HttpResponseNotModified()
     response["ETag"] = f'"{version}"'
     # Each answer is for one poll: never from a cache (a cached body would swap again).
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+# --- Views --------------------------------------------------------------------------------------
+
+
+def live_view(permission: str, version):
+    """A live URL's view: `role_required(permission)`, and `version(request, **kwargs)` for
+    LivePollMiddleware's unchanged answer."""
+
+    def decorator(view):
+        checked = role_required(permission)(view)
+        checked.live_version = version
+        return checked
+
+    return decorator
+
+
+def live_response(request, version: str, render) -> HttpResponse:
+    """304 when the client's version is current; else `render()` (the changed parts)."""
+    if _known_version(request) == version:
+        return _not_modified(version)
+    response = render()
+    response["ETag"] = f'"{version}"'
     response["Cache-Control"] = "no-store"
     return response
 
@@ -52,3 +137,24 @@ def render_parts(request, template: str, parts, context: dict, poller: bool = Tr
     html = render_to_string("_live.html", context, request) if poller else ""
     html += "".join(render_to_string(f"{template}#{part}", context, request) for part in parts)
     return HttpResponse(html)
+
+
+class LivePollMiddleware:
+    """The unchanged answer of a live URL, before the session and the user are read."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method == "GET" and "t" in request.GET:
+            known = _known_version(request)
+            try:
+                match = resolve(request.path_info)
+            except Resolver404:
+                match = None
+            version = getattr(match.func, "live_version", None) if match else None
+            if known and version is not None and _token_fits(request):
+                current = version(request, **match.kwargs)
+                if current == known:
+                    return _not_modified(current)
+        return self.get_response(request)

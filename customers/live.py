@@ -4,8 +4,7 @@ the customer page and the queue's counts."""
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
-from core.access import role_required
-from core.live import live_response, live_url, render_parts
+from core.live import live_response, live_url, live_view, render_parts
 
 from . import selectors
 from .models import Customer, CustomerStatus
@@ -15,7 +14,7 @@ from .views import customer_page_context
 CUSTOMER_PARTS = ("status", "profile", "case", "issues", "notes", "handouts", "timeline")
 
 
-@role_required("view_customers")
+@live_view("view_customers", lambda request, customer_id: selectors.customer_version(customer_id))
 @require_GET
 def view_customer_live(request, customer_id):
     version = selectors.customer_version(customer_id)
@@ -29,7 +28,7 @@ def view_customer_live(request, customer_id):
     return live_response(request, version, render)
 
 
-@role_required("view_customers")
+@live_view("view_customers", lambda request: selectors.counts_version())
 @require_GET
 def list_counts_live(request):
     version = selectors.counts_version()

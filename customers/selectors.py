@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from core.live import version_of
+from core.live import CompiledQuery, version_of
 from core.models import AuditEvent
 
 from .models import (
@@ -90,11 +90,8 @@ def _newest(queryset) -> Subquery:
     return Subquery(queryset.order_by("-created_at", "-id").values("id")[:1])
 
 
-def customer_version(customer_id: str) -> str:
-    """What the customer page shows changes only with one of these (one query on indexes): a
-    webhook, sync or refresh stamps `synced_at` (status, issues, history); case work moves the
-    assignee or adds a note, a handout or an audit event (the timeline)."""
-    row = (
+def _customer_version_query(customer_id):
+    return (
         Customer.objects.filter(customer_id=customer_id)
         .annotate(
             newest_note=_newest(CustomerNote.objects.filter(customer=OuterRef("pk"))),
@@ -111,16 +108,31 @@ def customer_version(customer_id: str) -> str:
             "newest_note",
             "newest_handout",
             "newest_event",
-        )
-        .first()
+        )[:1]
     )
-    return version_of(row)
+
+
+_CUSTOMER_VERSION = CompiledQuery(_customer_version_query, arity=1)
+_COUNTS_VERSION = CompiledQuery(
+    lambda: (
+        Customer.objects.filter(upstream_updated_at__isnull=False)
+        .order_by("-upstream_updated_at", "-id")
+        .values_list("upstream_updated_at", "id")[:1]
+    )
+)
+
+
+def customer_version(customer_id: str) -> str:
+    """What the customer page shows changes only with one of these (one query on indexes): a
+    webhook, sync or refresh stamps `synced_at` (status, issues, history); case work moves the
+    assignee or adds a note, a handout or an audit event (the timeline)."""
+    return version_of(_CUSTOMER_VERSION.first_row(customer_id))
 
 
 def counts_version() -> str:
     """The per-status counts move only when a customer is created or changes upstream, which
     moves the newest `upstream_updated_at` (read from its index)."""
-    return version_of(Customer.objects.aggregate(newest=Max("upstream_updated_at"))["newest"])
+    return version_of(_COUNTS_VERSION.first_row())
 
 
 def status_counts(version: str = "") -> StatusCounts:

@@ -8,7 +8,7 @@ from django.db.models import Case, CharField, Count, Max, Q, QuerySet, Sum, Valu
 from django.utils import timezone
 
 from core.exports import Column
-from core.live import version_of
+from core.live import CompiledQuery, version_of
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
 
@@ -203,14 +203,17 @@ def transactions_stuck(
     return rows.filter(status=TransactionStatus.AWAITING_TRANSFER, expires_at__lt=now), ("expires_at", "id")
 
 
+_TRANSACTION_VERSION = CompiledQuery(
+    lambda transaction_id: Transaction.objects.filter(transaction_id=transaction_id).values_list(
+        "synced_at", "upstream_updated_at", "status", "missing_upstream"
+    )[:1],
+    arity=1,
+)
+
+
 def transaction_version(transaction_id: str) -> str:
     """The transaction page changes only when a webhook, refresh or sync stamps `synced_at`."""
-    row = (
-        Transaction.objects.filter(transaction_id=transaction_id)
-        .values_list("synced_at", "upstream_updated_at", "status", "missing_upstream")
-        .first()
-    )
-    return version_of(row)
+    return version_of(_TRANSACTION_VERSION.first_row(transaction_id))
 
 
 def stuck_version(queryset: QuerySet[Transaction]) -> str:

@@ -9,7 +9,7 @@ from core.access import role_required
 from core.api_errors import api_error_message
 from core.exports import csv_response
 from core.htmx import page_or_partial
-from core.live import live_response, live_url, render_parts
+from core.live import live_response, live_url, live_view, render_parts
 from core.pagination import paginate_keyset
 from core.redirects import moved
 from paymentsapi import PaymentsApiError
@@ -135,13 +135,18 @@ def list_stuck_transactions(request):
     return render(request, page_or_partial(request, "payments/transactions/stuck.html"), context)
 
 
-@role_required("view_payments")
-@require_GET
-def list_stuck_transactions_live(request):
-    """The stuck view's rows, when the rule's rows changed (core/live.py)."""
+def _stuck_of(request) -> tuple:
     form = StuckForm(request.GET)
     values = form.rule_values()
     queryset, ordering = transactions_stuck(**values)
+    return form, values, queryset, ordering
+
+
+@live_view("view_payments", lambda request: stuck_version(_stuck_of(request)[2]))
+@require_GET
+def list_stuck_transactions_live(request):
+    """The stuck view's rows, when the rule's rows changed (core/live.py)."""
+    form, values, queryset, ordering = _stuck_of(request)
     version = stuck_version(queryset)
 
     def render_rows():
@@ -161,7 +166,7 @@ def view_transaction(request, transaction_id):
     return render(request, "payments/transactions/show.html", context)
 
 
-@role_required("view_payments")
+@live_view("view_payments", lambda request, transaction_id: transaction_version(transaction_id))
 @require_GET
 def view_transaction_live(request, transaction_id):
     version = transaction_version(transaction_id)

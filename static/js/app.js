@@ -86,3 +86,8 @@ document.addEventListener("click", async (event) => {
     setTimeout(() => { link.textContent = label; }, 8000);
   }
 });
+
+// A live page in a background tab does not poll; it catches up within one tick once shown.
+document.addEventListener("htmx:beforeRequest", (event) => {
+  if (event.detail.elt && event.detail.elt.id === "live" && document.hidden) event.preventDefault();
+});
