@@ -11,8 +11,13 @@ from .forms import password_login_enabled
 
 
 def login_options(request) -> dict:
-    """For the login page: whether the password form shows, and the single sign-on's name."""
-    return {"password_login": password_login_enabled(), "sso_name": settings.OIDC_NAME if settings.OIDC_ISSUER else ""}
+    """For allauth's pages: whether the password form shows, the single sign-on's name, and
+    whether a second factor is required."""
+    return {
+        "password_login": password_login_enabled(),
+        "sso_name": settings.OIDC_NAME if settings.OIDC_ISSUER else "",
+        "staff_mfa_required": settings.STAFF_MFA_REQUIRED,
+    }
 
 
 class AccountAdapter(DefaultAccountAdapter):
