@@ -320,6 +320,8 @@ MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_TOTP_ISSUER = "Payments back-office"
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
+# Staff e-mail addresses are typed by an admin and never used to log in: nothing to verify.
+MFA_ALLOW_UNVERIFIED_EMAIL = True
 # The set-password link of a new staff member is e-mailed only when EMAIL_URL names a backend
 # (smtp://user:password@host:587, ...); it is always shown once to the admin who added them.
 STAFF_EMAIL_LINKS = "EMAIL_URL" in env

@@ -73,6 +73,15 @@ def test_enrol_totp_then_reach_the_pages(mfa_required, client, make_staff):
     assert client.get(reverse("home")).status_code == 200
 
 
+def test_staff_with_an_email_address_enrol_too(mfa_required, client, make_staff):
+    user = make_staff("operations")
+    user.email = "ops@example.com"
+    user.save()
+    login(client, user)
+    enrol(client)
+    assert client.get(reverse("home")).status_code == 200
+
+
 def test_a_wrong_code_does_not_enrol(mfa_required, client, make_staff):
     user = make_staff("operations")
     login(client, user)
