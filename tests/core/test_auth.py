@@ -112,3 +112,19 @@ def test_htmx_is_served_from_our_own_static_files(client, operations_user):
     html = client.get(reverse("home")).content.decode()
     assert '<script src="/static/django_htmx/htmx-2.min.js"' in html
     assert "https://" not in html
+
+
+def test_nobody_signs_themselves_up(client, django_user_model):
+    page = client.get(reverse("account_signup"))
+    assert "Sign Up Closed" in page.content.decode()
+    client.post(reverse("account_signup"), {"username": "intruder", "password1": "x" * 20, "password2": "x" * 20})
+    assert not django_user_model.objects.filter(username="intruder").exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["mfa_index", "mfa_activate_totp", "account_reauthenticate", "account_change_password"]
+)
+def test_allauths_own_pages_need_a_login(client, db, name):
+    response = client.get(reverse(name))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("account_login"))
