@@ -133,9 +133,9 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "core.auth.RoleBackend",
 ]
-LOGIN_URL = "login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "home"
-LOGOUT_REDIRECT_URL = "login"
+LOGOUT_REDIRECT_URL = "account_login"
 
 # Failed logins: 5 failures for one user from one address lock that pair out for 15 minutes.
 AXES_FAILURE_LIMIT = 5
@@ -145,8 +145,9 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 
-# Staff sessions end after 8 hours without a request.
-SESSION_COOKIE_AGE = 8 * 60 * 60
+# Staff sessions end after STAFF_IDLE_MINUTES without a request.
+STAFF_IDLE_MINUTES = env.int("STAFF_IDLE_MINUTES", default=30)
+SESSION_COOKIE_AGE = STAFF_IDLE_MINUTES * 60
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG
@@ -301,3 +302,73 @@ SYNC_STALE_SECONDS = env.int("SYNC_STALE_SECONDS", default=2 * SYNC_INTERVAL_SEC
 CELERY_BEAT_SCHEDULE["heartbeat"] = {"task": "backoffice.heartbeat", "schedule": HEARTBEAT_SECONDS}
 # --- end of observability --------------------------------------------------------------
 CSRF_FAILURE_VIEW = "core.views.csrf_failure"
+
+# ---- Staff login: django-allauth (password, second factor, OpenID Connect SSO) --------------
+# The login, second-factor and re-authentication pages are allauth's, in the back-office's
+# templates (templates/allauth/, templates/account/, templates/mfa/); core.accounts adapts them.
+INSTALLED_APPS += [
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+]
+MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware", "core.mfa.SecondFactorRequiredMiddleware"]
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("core.accounts.login_options")
+ACCOUNT_ADAPTER = "core.accounts.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "core.sso.SocialAccountAdapter"
+MFA_ADAPTER = "core.accounts.MFAAdapter"
+ACCOUNT_FORMS = {"login": "core.forms.LoginForm"}
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_SESSION_REMEMBER = False
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = True
+ACCOUNT_PREVENT_ENUMERATION = True
+# django-axes locks out failed logins (above); allauth's own counter of failures would answer first.
+ACCOUNT_RATE_LIMITS = {"login_failed": None}
+# Moving money, approving and staff changes ask for the password or the second factor again
+# when the last check is older than this (core.access.recent_auth_required).
+STAFF_REAUTH_MINUTES = env.int("STAFF_REAUTH_MINUTES", default=10)
+ACCOUNT_REAUTHENTICATION_TIMEOUT = STAFF_REAUTH_MINUTES * 60
+# Staff without a second factor are sent to enrol before any other page (core.mfa).
+STAFF_MFA_REQUIRED = env.bool("STAFF_MFA_REQUIRED", default=not DEBUG)
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_TOTP_ISSUER = "Payments back-office"
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
+# Staff e-mail addresses are typed by an admin and never used to log in: nothing to verify.
+MFA_ALLOW_UNVERIFIED_EMAIL = True
+# The set-password link of a new staff member is e-mailed only when EMAIL_URL names a backend
+# (smtp://user:password@host:587, ...); it is always shown once to the admin who added them.
+STAFF_EMAIL_LINKS = "EMAIL_URL" in env
+if STAFF_EMAIL_LINKS:
+    vars().update(env.email_url("EMAIL_URL"))
+    DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="backoffice@localhost")
+# Single sign-on: an OpenID Connect identity provider, on when OIDC_ISSUER is set.
+OIDC_ISSUER = env.str("OIDC_ISSUER", default="")
+OIDC_CLIENT_ID = env.str("OIDC_CLIENT_ID", default="")
+OIDC_CLIENT_SECRET = env.str("OIDC_CLIENT_SECRET", default="")
+OIDC_NAME = env.str("OIDC_NAME", default="single sign-on")
+# A claim of the ID token listing the person's IdP groups; when set, each login makes their
+# roles the roles these groups map to (OIDC_GROUP_ROLES "idp-group=role,...", else same names).
+OIDC_GROUPS_CLAIM = env.str("OIDC_GROUPS_CLAIM", default="")
+OIDC_GROUP_ROLES = env.dict("OIDC_GROUP_ROLES", default={})
+# With SSO on, OIDC_PASSWORD_LOGIN=0 leaves single sign-on as the only way in.
+OIDC_PASSWORD_LOGIN = env.bool("OIDC_PASSWORD_LOGIN", default=True)
+SOCIALACCOUNT_PROVIDERS = {"openid_connect": {"OAUTH_PKCE_ENABLED": True, "APPS": []}}
+if OIDC_ISSUER:
+    SOCIALACCOUNT_PROVIDERS["openid_connect"]["APPS"].append(
+        {
+            "provider_id": "sso",
+            "name": OIDC_NAME,
+            "client_id": OIDC_CLIENT_ID,
+            "secret": OIDC_CLIENT_SECRET,
+            "settings": {"server_url": OIDC_ISSUER, "token_auth_method": "client_secret_post"},
+        }
+    )
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+SOCIALACCOUNT_LOGIN_ON_GET = False
+# ---- end of staff login ---------------------------------------------------------------------

@@ -1,20 +1,18 @@
 from django.conf import settings
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from core.forms import LoginForm
+from core.redirects import moved
 from core.views import export_audit_events, list_audit_events, set_time_zone
 
 from . import metrics, views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(authentication_form=LoginForm, redirect_authenticated_user=True),
-        name="login",
-    ),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Login, second factor, SSO and re-authentication (django-allauth); the old addresses move.
+    path("accounts/", include("allauth.urls")),
+    moved("login/", "account_login"),
+    moved("logout/", "account_logout"),
+    path("staff/", include("core.staff.urls")),
     path("audit/", list_audit_events, name="core-list-audit-events"),
     path("audit/export.csv", export_audit_events, name="core-export-audit-events"),
     path("settings/time-zone", set_time_zone, name="core-set-time-zone"),

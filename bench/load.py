@@ -167,11 +167,11 @@ def time_logins(origin: str, username: str, times: int) -> list[float]:
     timings = []
     for _ in range(times):
         # The cookie is Secure (production settings) and this is loopback HTTP: sent by hand.
-        token = httpx.get(f"{origin}/login/", timeout=30).cookies["csrftoken"]
+        token = httpx.get(f"{origin}/accounts/login/", timeout=30).cookies["csrftoken"]
         started = time.perf_counter()
         response = httpx.post(
-            f"{origin}/login/",
-            data={"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token},
+            f"{origin}/accounts/login/",
+            data={"login": username, "password": PASSWORD, "csrfmiddlewaretoken": token},
             headers={"Cookie": f"csrftoken={token}"},
             timeout=30,
         )

@@ -1,7 +1,12 @@
-"""Login and role checks: every staff view goes through `role_required`."""
+"""Login and role checks: every staff view goes through `role_required`; views that move
+money, approve or change staff add `recent_auth_required`."""
 
+import time
 from functools import wraps
 
+from allauth.account.authentication import get_authentication_records
+from allauth.core.exceptions import ReauthenticationRequired
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 
@@ -44,3 +49,33 @@ def staff_required(view):
     view = login_required(view)
     view.required_permission = None
     return view
+
+
+def recently_authenticated(request) -> bool:
+    """Whether the signed-in person proved who they are (password, second factor, single
+    sign-on: at login or when asked again) within the last STAFF_REAUTH_MINUTES."""
+    if not request.user.is_authenticated:
+        return False
+    records = get_authentication_records(request, request.user)
+    last = max((record.get("at", 0) for record in records), default=0)
+    return time.time() - last < settings.STAFF_REAUTH_MINUTES * 60
+
+
+def recent_auth_required(view):
+    """Ask for the password or the second factor again (allauth's re-authentication pages)
+    when the last check is older than STAFF_REAUTH_MINUTES. Put it under `role_required`:
+
+        @role_required("move_money")
+        @recent_auth_required
+        def execute_transaction(request, pk): ...
+
+    A POST that needs it is kept and sent again once the person has re-authenticated, so
+    nothing they typed is lost."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        if not recently_authenticated(request):
+            raise ReauthenticationRequired()
+        return view(request, *args, **kwargs)
+
+    return wrapped

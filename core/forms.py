@@ -1,16 +1,22 @@
+from allauth.account.forms import LoginForm as AllauthLoginForm
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm
+from django.conf import settings
 
 from .timezones import all_zones
 
 
-class LoginForm(AuthenticationForm):
-    # One message for every failure: no hint whether the user exists.
-    error_messages = {
-        **AuthenticationForm.error_messages,
-        "invalid_login": "Wrong username or password.",
-        "inactive": "Wrong username or password.",
-    }
+class LoginForm(AllauthLoginForm):
+    """allauth's login by username and password (its adapter words every failure alike:
+    core.accounts). With single sign-on on and OIDC_PASSWORD_LOGIN off, it refuses all."""
+
+    def clean(self):
+        if not password_login_enabled():
+            raise forms.ValidationError("Log in with single sign-on.")
+        return super().clean()
+
+
+def password_login_enabled() -> bool:
+    return not settings.OIDC_ISSUER or settings.OIDC_PASSWORD_LOGIN
 
 
 class ApiErrorsMixin:

@@ -44,13 +44,13 @@ class RequestIdLogFilter(logging.Filter):
 
 
 class IdleSessionMiddleware:
-    """Sessions end after SESSION_COOKIE_AGE without a request.
+    """Sessions end after SESSION_COOKIE_AGE (STAFF_IDLE_MINUTES) without a request.
 
     Saving the session on every request would cost a write per page; refreshing its expiry
     once every TOUCH_EVERY seconds keeps the idle limit within that margin.
     """
 
-    TOUCH_EVERY = 300
+    TOUCH_EVERY = 60
 
     def __init__(self, get_response):
         self.get_response = get_response

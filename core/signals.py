@@ -1,3 +1,4 @@
+from allauth.mfa.signals import authenticator_added, authenticator_removed
 from django.apps import apps as global_apps
 from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db import transaction
@@ -21,6 +22,34 @@ def record_logout(sender, request, user, **kwargs):
     if user is not None:
         with transaction.atomic():
             audit_record(actor=user, action="auth.logout", target_kind="user", target_id=user.pk)
+
+
+@receiver(authenticator_added)
+def record_second_factor_added(sender, request, user, authenticator, **kwargs):
+    with transaction.atomic():
+        audit_record(
+            actor=user,
+            action="auth.mfa_added",
+            target_kind="user",
+            target_id=user.pk,
+            details={"type": authenticator.type},
+        )
+
+
+@receiver(authenticator_removed)
+def record_second_factor_removed(sender, request, user, authenticator, **kwargs):
+    from .mfa import SecondFactorRequiredMiddleware
+
+    # The enrolment check looks again at the next page.
+    request.session.pop(SecondFactorRequiredMiddleware.SESSION_KEY, None)
+    with transaction.atomic():
+        audit_record(
+            actor=user,
+            action="auth.mfa_removed",
+            target_kind="user",
+            target_id=user.pk,
+            details={"type": authenticator.type},
+        )
 
 
 def sync_roles_after_migrate(sender, apps=global_apps, **kwargs):

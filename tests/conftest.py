@@ -1,4 +1,5 @@
 import os
+import time
 
 import pytest
 from django.contrib.auth.models import Group, Permission
@@ -53,12 +54,23 @@ def auditor_user(make_staff):
     return make_staff("auditor")
 
 
+def authenticated_now(client, user) -> None:
+    """Record in the client's session that `user` has just proved who they are, as allauth's
+    login does: pages under core.access.recent_auth_required then open without asking again."""
+    session = client.session
+    session["account_authentication_methods"] = [{"method": "password", "at": time.time(), "username": user.username}]
+    session["account_authentication_methods_user"] = str(user.pk)
+    session.save()
+
+
 @pytest.fixture
 def client_as(client, make_staff):
-    """client_as("auditor") -> the test client logged in as a new user of that role."""
+    """client_as("auditor") -> the test client logged in (just now) as a new user of that role."""
 
     def login(role: str | None):
-        client.force_login(make_staff(role))
+        user = make_staff(role)
+        client.force_login(user)
+        authenticated_now(client, user)
         return client
 
     return login

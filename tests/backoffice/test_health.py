@@ -49,7 +49,7 @@ def test_responses_carry_a_request_id(client, db):
 
 
 def test_pages_carry_security_headers(client, db):
-    response = client.get(reverse("login"))
+    response = client.get(reverse("account_login"))
     csp = response["Content-Security-Policy"]
     assert "script-src 'self'" in csp
     assert "frame-ancestors 'none'" in csp

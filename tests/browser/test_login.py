@@ -8,7 +8,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_staff_logs_in_and_sees_only_their_navigation(page, live_server, make_staff, screenshot, role, sees_audit):
     make_staff(role)
     page.goto(f"{live_server.url}/")
-    expect(page).to_have_url(f"{live_server.url}/login/?next=/")
+    expect(page).to_have_url(f"{live_server.url}/accounts/login/?next=/")
     page.get_by_label("Username").fill(f"{role}-user")
     page.get_by_label("Password").fill("correct horse battery")
     screenshot("login")

@@ -9,10 +9,11 @@ from django.urls.converters import IntConverter, UUIDConverter
 from tests.conftest import ROLES
 from tests.matrix import MATRIX
 
-# Pages anyone may reach: the login flow, the probes, metrics (their own token), the mounted sandbox (which
-# has its own API-key authentication).
-PUBLIC_NAMES = {"login", "logout", "healthz", "readyz", "metrics", "mirror-receive-webhook"}
-PUBLIC_PREFIXES = ("/sandbox/", "/static/")
+# Pages anyone may reach: the login flow (allauth's pages under /accounts/, which check the
+# person themselves: tests/core/test_mfa.py), the probes, metrics (their own token), and the
+# mounted sandbox (which has its own API-key authentication).
+PUBLIC_NAMES = {"healthz", "readyz", "metrics", "mirror-receive-webhook"}
+PUBLIC_PREFIXES = ("/sandbox/", "/static/", "/accounts/")
 
 
 def _sample(converter):
@@ -30,7 +31,8 @@ def _walk(patterns, prefix=""):
         elif isinstance(entry, URLPattern) and entry.name:
             converters = getattr(entry.pattern, "converters", {})
             kwargs = {name: _sample(conv) for name, conv in converters.items()}
-            yield entry.name, reverse(entry.name, kwargs=kwargs) if not prefix.startswith("sandbox") else None
+            public = prefix.startswith(("sandbox", "accounts"))
+            yield entry.name, reverse(entry.name, kwargs=kwargs) if not public else None
 
 
 def staff_urls():
@@ -47,7 +49,7 @@ def test_every_staff_page_redirects_anonymous_users_to_login(client):
         for method in (client.get, client.post):
             response = method(url)
             assert response.status_code == 302, (name, url, response.status_code)
-            assert response["Location"].startswith(reverse("login") + "?next="), (name, url)
+            assert response["Location"].startswith(reverse("account_login") + "?next="), (name, url)
 
 
 def test_every_staff_page_is_in_the_role_matrix():

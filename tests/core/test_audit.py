@@ -40,7 +40,7 @@ def test_success_outside_a_transaction_is_refused(admin_user):
 def test_events_carry_the_request_id(client, admin_user):
     client.force_login(admin_user)
     AuditEvent.objects.all().delete()
-    client.post(reverse("logout"), HTTP_X_REQUEST_ID="req-12345678")
+    client.post(reverse("account_logout"), HTTP_X_REQUEST_ID="req-12345678")
     assert AuditEvent.objects.get(action="auth.logout").request_id == "req-12345678"
 
 

@@ -218,9 +218,12 @@ def test_colleagues_cost_one_query_however_many(reviewer, make_staff, django_ass
 
 
 @pytest.fixture
-def clock(monkeypatch):
-    """Django's clock, set by the test: clock.at(hours) moves it to T0 + hours."""
+def clock(monkeypatch, settings):
+    """Django's clock, set by the test: clock.at(hours) moves it to T0 + hours. The session
+    outlives the hours the clock jumps between two pages (staff sessions end after 30 idle minutes)."""
     from django.utils import timezone as django_timezone
+
+    settings.SESSION_COOKIE_AGE = 2 * 24 * 3600
 
     class Clock:
         t0 = timezone.now().replace(microsecond=0) - dt.timedelta(days=1)

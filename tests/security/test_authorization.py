@@ -233,6 +233,13 @@ UNKNOWN_IDS = {
     "payments-refresh-transaction": {"transaction_id": "tx-nowhere"},
     "payments-cancel-transaction": {"transaction_id": "tx-nowhere"},
     "mirror-replay-inbox-event": {"pk": 999_999},
+    "core-view-staff": {"pk": 999_999},
+    "core-change-staff-roles": {"pk": 999_999},
+    "core-deactivate-staff": {"pk": 999_999},
+    "core-reactivate-staff": {"pk": 999_999},
+    "core-reset-staff-mfa": {"pk": 999_999},
+    "core-unlock-staff": {"pk": 999_999},
+    "core-create-staff-password-link": {"pk": 999_999},
 }
 
 

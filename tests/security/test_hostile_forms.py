@@ -43,6 +43,11 @@ FORMLESS = {
     "payments-refresh-payment-account",
     "payments-refresh-transaction",
     "mirror-replay-inbox-event",
+    "core-deactivate-staff",
+    "core-reactivate-staff",
+    "core-reset-staff-mfa",
+    "core-unlock-staff",
+    "core-create-staff-password-link",
 }
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 HUNDRED_MB_PLUS_ONE = 100 * 1024 * 1024 + 1
@@ -76,6 +81,14 @@ def targets(name: str, upstream) -> list[Target]:
     """The forms behind the POST `name`, with a body that passes the back-office's checks."""
     access = MATRIX[name]
     base = access.data() if access.data else {}
+    if name == "core-create-staff":
+        from core.staff.forms import AddMemberForm
+
+        return [Target(url_of(name), _fields(AddMemberForm), base)]
+    if name == "core-change-staff-roles":
+        from core.staff.forms import RolesForm
+
+        return [Target(url_of(name), _fields(RolesForm), base)]
     if name == "customers-edit-kyc":
         fields = _fields(KycForm)
         body = {"legal_first_name": "Ada"}

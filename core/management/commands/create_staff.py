@@ -1,0 +1,38 @@
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from core.roles import Role, sync_role_groups
+from core.staff import services
+
+
+class Command(BaseCommand):
+    help = (
+        "Add a staff member with roles (the first admin of a new installation) and print the link "
+        "where they choose their password. Later members are added on the staff page."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument(
+            "--role", action="append", choices=[role.value for role in Role], default=[], help="Repeat for several."
+        )
+        parser.add_argument("--email", default="", help="Where the link is e-mailed too, if EMAIL_URL is set.")
+        parser.add_argument(
+            "--site", default="http://127.0.0.1:8000", help="The address staff reach the back-office at, for the link."
+        )
+
+    def handle(self, *args, username, role, email, site, **options):
+        if get_user_model().objects.filter(username__iexact=username).exists():
+            raise CommandError(f"A staff member named {username} exists already: change them on the staff page.")
+        try:
+            get_user_model().username_validator(username)
+        except ValidationError as invalid:
+            raise CommandError(" ".join(invalid.messages)) from None
+        sync_role_groups(Group, Permission)
+        member = services.add_member(actor=None, username=username, email=email, roles=role)
+        link = services.set_password_link(site, member)
+        self.stdout.write(f"Added {username} with the roles {', '.join(role) or 'none'}.")
+        self.stdout.write("They choose their password here (the link works once; shown only now):")
+        self.stdout.write(f"  {link}")

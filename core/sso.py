@@ -1,0 +1,62 @@
+"""Single sign-on through an OpenID Connect identity provider (allauth's openid_connect).
+
+The IdP says who may come in: a person it vouches for is signed in as the staff member of the
+same username, who is made on their first login. When OIDC_GROUPS_CLAIM is set, each login
+makes their roles the ones their IdP groups map to (OIDC_GROUP_ROLES, else the same names);
+otherwise an admin gives roles on the staff page.
+"""
+
+from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from .audit import audit_record
+from .roles import Role, roles_of
+
+
+def roles_from_claims(claims: dict) -> list[str] | None:
+    """The roles an IdP's claims give, or None when no claim maps groups to roles."""
+    if not settings.OIDC_GROUPS_CLAIM:
+        return None
+    groups = claims.get(settings.OIDC_GROUPS_CLAIM) or []
+    if isinstance(groups, str):
+        groups = [groups]
+    mapping = settings.OIDC_GROUP_ROLES or {role.value: role.value for role in Role}
+    valid = {role.value for role in Role}
+    return sorted({mapping[group] for group in groups if mapping.get(group) in valid})
+
+
+def _claims(sociallogin) -> dict:
+    data = sociallogin.account.extra_data or {}
+    return {**data.get("userinfo", {}), **data.get("id_token", {})}
+
+
+class SocialAccountAdapter(DefaultSocialAccountAdapter):
+    def is_open_for_signup(self, request, sociallogin) -> bool:
+        return bool(settings.OIDC_ISSUER)
+
+    def pre_social_login(self, request, sociallogin):
+        """Link the IdP's person to the staff member of the same username, then apply the
+        roles of their groups."""
+        if not sociallogin.is_existing:
+            username = _claims(sociallogin).get("preferred_username", "")
+            existing = get_user_model().objects.filter(username=username).first() if username else None
+            if existing is not None:
+                sociallogin.connect(request, existing)
+        if sociallogin.is_existing:
+            self._apply_roles(sociallogin.user, sociallogin)
+
+    def save_user(self, request, sociallogin, form=None):
+        user = super().save_user(request, sociallogin, form)
+        with transaction.atomic():
+            audit_record(actor=None, action="staff.add_from_sso", target_kind="user", target_id=user.pk)
+        self._apply_roles(user, sociallogin)
+        return user
+
+    def _apply_roles(self, user, sociallogin) -> None:
+        from .staff.services import set_roles_from_sso
+
+        roles = roles_from_claims(_claims(sociallogin))
+        if roles is not None and set(roles) != set(roles_of(user)):
+            set_roles_from_sso(user, roles)

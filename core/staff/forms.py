@@ -1,0 +1,28 @@
+from django import forms
+from django.contrib.auth import get_user_model
+
+from ..roles import Role
+
+ROLE_CHOICES = [(role.value, role.label) for role in Role]
+
+
+class RolesForm(forms.Form):
+    roles = forms.MultipleChoiceField(
+        choices=ROLE_CHOICES,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None: signs in, sees only the home page.",
+    )
+
+
+class AddMemberForm(RolesForm):
+    username = forms.CharField(max_length=150, validators=[get_user_model().username_validator])
+    email = forms.EmailField(required=False, help_text="Where the set-password link goes, if e-mail is configured.")
+
+    field_order = ["username", "email", "roles"]
+
+    def clean_username(self):
+        username = self.cleaned_data["username"]
+        if get_user_model().objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError("A staff member has this username already.")
+        return username
