@@ -7,4 +7,5 @@ urlpatterns = [
     path("", include("payments.views.rates")),
     path("", include("payments.views.quotes")),
     path("", include("payments.views.transactions")),
+    path("", include("payments.views.approvals")),
 ]

@@ -24,6 +24,7 @@ from ..selectors import (
     STUCK_RULE_LABELS,
     StuckRule,
     direction_of,
+    executed_by,
     transactions_listed,
     transactions_stuck,
 )
@@ -173,6 +174,7 @@ def view_transaction(request, transaction_id):
         "history": tx.status_changes.order_by("-changed_at", "-id"),
         "cancellable": tx.status in CANCELLABLE_STATUSES,
         "cancel_form": CancelForm(),
+        **executed_by(tx),
     }
     return render(request, "payments/transactions/show.html", context)
 
