@@ -80,3 +80,15 @@ class ExchangeRateOut(serializers.Serializer):
     feeComponents = FeeComponentOut(many=True)
     destinationAmount = serializers.CharField(required=False, help_text="Only with sourceAmount")
     fees = RateFeesOut(required=False, help_text="Only with sourceAmount")
+
+
+class RateShiftIn(StrictSerializer):
+    currency = Text(help_text="A currency label of the snapshot: USD, EUR, USDC, ETH...")
+    bps = serializers.IntegerField(
+        min_value=-5000, max_value=5000, help_text="Basis points off the snapshot's units per USD; 0 puts it back"
+    )
+
+
+class RateShiftOut(serializers.Serializer):
+    currency = serializers.CharField()
+    bps = serializers.IntegerField()
