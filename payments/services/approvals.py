@@ -287,7 +287,7 @@ def _quote_to_execute(*, actor, approval: ApprovalRequest) -> Quote | None:
                 approval=approval,
                 status=ApprovalStatus.RETURNED,
                 action="approval.return",
-                details={"approved": str(approved), "requoted": str(now)},
+                details={"approved": f"{approved.normalize():f}", "requoted": f"{now.normalize():f}"},
                 reason=reason,
                 requoted_destination_amount=now,
             )
