@@ -5,10 +5,15 @@ import pytest
 from playwright.sync_api import expect
 
 from payments.models import ApprovalRequest, Transaction
+from tests.browser import test_transactions as quote_to_transaction
 from tests.browser.nav import follow
-from tests.browser.test_transactions import build_quote, customer, sandbox  # noqa: F401 (fixtures)
+from tests.browser.test_transactions import build_quote
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# The same sandbox upstream and customer as the quote → transaction tests.
+sandbox = quote_to_transaction.sandbox
+customer = quote_to_transaction.customer
 
 
 def log_in_as(page, live_server, make_staff, username, role="operations"):
@@ -27,7 +32,7 @@ def test_a_large_execute_waits_for_a_second_operations_user(
     make_staff,
     sandbox,
     customer,
-    screenshot,  # noqa: F811
+    screenshot,
 ):
     log_in_as(page, live_server, make_staff, "olga")
     build_quote(page, live_server, customer, amount="20000.00")

@@ -7,7 +7,7 @@ pending one and withdrawing one's own need no call. Execute requests need move_m
 from django.contrib.auth import get_user_model
 
 from tests.access import READERS, Access
-from tests.factories import ApprovalRequestFactory
+from tests.factories import ApprovalRequestFactory, StaffUserFactory
 
 MOVERS = frozenset({"operations", "admin"})
 
@@ -22,7 +22,7 @@ def _rejected():
 
 def _own():
     """A request made by the signed-in user: the matrix's user is the latest one created."""
-    maker = get_user_model().objects.order_by("-pk").first()
+    maker = get_user_model().objects.order_by("-pk").first() or StaffUserFactory()
     return {"pk": ApprovalRequestFactory(maker=maker).pk}
 
 

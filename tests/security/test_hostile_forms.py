@@ -43,6 +43,8 @@ FORMLESS = {
     "payments-refresh-payment-account",
     "payments-refresh-transaction",
     "mirror-replay-inbox-event",
+    "payments-approve-approval-request",
+    "payments-withdraw-approval-request",
 }
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 HUNDRED_MB_PLUS_ONE = 100 * 1024 * 1024 + 1
@@ -192,6 +194,10 @@ def targets(name: str, upstream) -> list[Target]:
         from payments.forms.transactions import CancelForm
 
         return [Target(url_of(name), _fields(CancelForm), base)]
+    if name == "payments-reject-approval-request":
+        from payments.forms.approvals import RejectForm
+
+        return [Target(url_of(name), _fields(RejectForm), base)]
     if name == "payments-bulk-cancel-transactions":
         from payments.forms.transactions import BulkCancelForm
 
