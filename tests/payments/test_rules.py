@@ -244,3 +244,19 @@ def test_new_rule_from_an_account_is_prefilled(admin, setup):
     assert form["customer_id"].value() == setup["customer_id"]
     assert form["source_payment_method"].value() == "BASE"
     assert form["source_account_id"].value() == setup["service"]
+
+
+def test_only_another_manage_rules_holder_may_approve_a_rule(admin, setup, client_as):
+    response = admin.post(CREATE, rule_form(setup))
+    approval = ApprovalRequest.objects.get()
+    url = reverse("payments-approve-approval-request", args=[approval.pk])
+    own = admin.post(url, follow=True).content.decode()
+    assert "You made this request: another person must approve or reject it." in own
+    # Operations moves money but does not manage rules.
+    operations = client_as("operations")
+    assert operations.post(url).status_code == 403
+    page = operations.get(response["Location"]).content.decode()
+    assert "Your role cannot approve this kind of request." in page
+    approval.refresh_from_db()
+    assert (approval.status, approval.checker) == ("pending", None)
+    assert not AutomationRule.objects.exists()
