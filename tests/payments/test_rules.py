@@ -125,6 +125,7 @@ def test_threshold_rule_amounts_are_decimals(admin, checker, setup):
         ({"amount": "-5"}, {"amount": ["Must be greater than 0."]}),
         ({"amount": "ten"}, {"amount": ["Enter a number."]}),
         ({"developer_fee": "1.555"}, {"developer_fee": ["Ensure that there are no more than 2 decimal places."]}),
+        ({"destination_payment_method": "ETHEREUM"}, {"destination_payment_method": ["BASE → ETHEREUM is crypto to crypto: a rule converts fiat to crypto or crypto to fiat."]}),
     ],
 )  # fmt: skip
 def test_local_validation_before_the_api(admin, setup, faulty_upstream, fields, errors):
