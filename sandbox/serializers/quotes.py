@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from .accounts import PAYMENT_METHODS, CurrencyOut
+from .accounts import PAYMENT_METHODS, RATES, CurrencyOut
 from .fields import Boolean, DecimalStringField, Enum, StrictSerializer, Text, Uuid
 
 
@@ -83,7 +83,9 @@ class ExchangeRateOut(serializers.Serializer):
 
 
 class RateShiftIn(StrictSerializer):
-    currency = Text(help_text="A currency label of the snapshot: USD, EUR, USDC, ETH...")
+    currency = Enum(
+        sorted({*RATES.fiat, *(c.label for c in RATES.tokens.values())}), help_text="A currency label of the snapshot"
+    )
     bps = serializers.IntegerField(
         min_value=-5000, max_value=5000, help_text="Basis points off the snapshot's units per USD; 0 puts it back"
     )

@@ -161,7 +161,7 @@ def test_needs_a_key(db):
 
 
 def test_the_shift_helper_moves_a_rate_off_the_snapshot_and_back(api):
-    moved = api.post("/test-helpers/exchange-rates/shift", {"currency": "usdc", "bps": 100})
+    moved = api.post("/test-helpers/exchange-rates/shift", {"currency": "USDC", "bps": 100})
     assert moved.json() == {"currency": "USDC", "bps": 100}
     body = api.get("/exchange-rates", query(sourceAmount="100.00")).json()
     assert body["exchangeRate"] == "1.01"
