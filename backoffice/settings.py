@@ -9,6 +9,7 @@ PAYMENTS_WEBHOOK_SECRET, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0.
 import os
 import tempfile
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import environ
@@ -238,6 +239,7 @@ CELERY_BEAT_SCHEDULE = {
     "sync-mirror": {"task": "mirror.tasks.sync_mirror", "schedule": SYNC_INTERVAL_SECONDS},
     "refresh-transactions": {"task": "mirror.tasks.refresh_transactions", "schedule": TRANSACTION_REFRESH_SECONDS},
     "sweep-webhook-inbox": {"task": "mirror.tasks.sweep_webhook_inbox", "schedule": 60},
+    "expire-approval-requests": {"task": "payments.tasks.expire_approval_requests", "schedule": 300},
 }
 if SANDBOX_MOUNTED:
     # The sandbox's own clock work: reviews, expiry and processing, rules, webhook retries.
@@ -254,6 +256,12 @@ EAGER_BEAT = env.bool("EAGER_BEAT", default=DEBUG)
 # Compliance case work: hours a case may wait on us, and when a CREATED customer needs a person.
 CUSTOMERS_REVIEW_SLA_HOURS = env.int("CUSTOMERS_REVIEW_SLA_HOURS", default=24)
 CUSTOMERS_CREATED_STALE_MINUTES = env.int("CUSTOMERS_CREATED_STALE_MINUTES", default=60)
+# Four-eyes on money: executes at or above this USD value, and every automation rule create or
+# change, wait for a second staff member; requests lapse after the TTL; an approved execute whose
+# quote expired is re-quoted and runs only if the destination amount moved at most this much.
+APPROVAL_THRESHOLD_USD = Decimal(env.str("APPROVAL_THRESHOLD_USD", default="10000"))
+APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
+APPROVAL_PRICE_TOLERANCE_BPS = env.int("APPROVAL_PRICE_TOLERANCE_BPS", default=50)
 
 if SANDBOX_MOUNTED:
     REST_FRAMEWORK = {

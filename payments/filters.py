@@ -4,11 +4,22 @@ import datetime as dt
 
 import django_filters
 from django import forms
+from django.db.models import Q
+from django.utils import timezone
 
 from customers.models import Customer
 
 from .forms.fields import CustomerPicker
-from .models import AutomationRule, PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
+from .models import (
+    ApprovalKind,
+    ApprovalRequest,
+    ApprovalStatus,
+    AutomationRule,
+    PaymentAccount,
+    PaymentAccountStatus,
+    Transaction,
+    TransactionStatus,
+)
 
 
 class PaymentAccountFilter(django_filters.FilterSet):
@@ -46,6 +57,28 @@ class AutomationRuleFilter(django_filters.FilterSet):
     class Meta:
         model = AutomationRule
         fields = []
+
+
+class ApprovalRequestFilter(django_filters.FilterSet):
+    """Requests by status (expiry is read lazily: a pending request past its time is expired)
+    and kind. The page opens on those waiting."""
+
+    status = django_filters.ChoiceFilter(
+        label="Status", choices=ApprovalStatus.choices, empty_label="Any status", method="filter_status"
+    )
+    kind = django_filters.ChoiceFilter(label="Kind", choices=ApprovalKind.choices, empty_label="Any kind")
+
+    class Meta:
+        model = ApprovalRequest
+        fields = []
+
+    def filter_status(self, queryset, name, value):
+        now = timezone.now()
+        if value == ApprovalStatus.PENDING:
+            return queryset.filter(status=value, expires_at__gt=now)
+        if value == ApprovalStatus.EXPIRED:
+            return queryset.filter(Q(status=value) | Q(status=ApprovalStatus.PENDING, expires_at__lte=now))
+        return queryset.filter(status=value)
 
 
 def _date_input():

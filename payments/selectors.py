@@ -9,10 +9,18 @@ from django.utils import timezone
 
 from core.exports import Column
 from core.live import CompiledQuery, version_of
+from core.models import AuditEvent
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
 
-from .models import AutomationRule, PaymentAccount, PaymentAccountStatus, Transaction, TransactionStatus
+from .models import (
+    ApprovalRequest,
+    AutomationRule,
+    PaymentAccount,
+    PaymentAccountStatus,
+    Transaction,
+    TransactionStatus,
+)
 from .rails import CHAIN_TOKENS, CHAINS, RAIL_CURRENCY
 
 
@@ -233,3 +241,19 @@ def customer_section(customer: Customer) -> Section:
             "rules": list(customer.automation_rules.order_by("-id")[:20]),
         },
     )
+
+
+def executed_by(tx: Transaction) -> dict:
+    """Who moved the money: the maker and checker of the approved request that executed it,
+    else the staff member whose execute (below the approval threshold) the audit log records."""
+    approval = ApprovalRequest.objects.select_related("maker", "checker").filter(transaction_id=tx.transaction_id)
+    approval = approval.first()
+    if approval is not None:
+        return {"approval": approval}
+    event = AuditEvent.objects.filter(
+        action="quote.execute",
+        target_kind="transaction",
+        target_id=tx.transaction_id,
+        outcome=AuditEvent.Outcome.SUCCESS,
+    ).first()
+    return {"executor": event.actor_username if event else ""}

@@ -9,4 +9,5 @@ urlpatterns = [
     path("", include("payments.views.open_quotes")),
     path("", include("payments.views.pickers")),
     path("", include("payments.views.transactions")),
+    path("", include("payments.views.approvals")),
 ]

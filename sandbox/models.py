@@ -39,6 +39,17 @@ class Clock(models.Model):
         return f"clock +{self.offset_seconds}s"
 
 
+class RateShift(models.Model):
+    """A currency's mid-rate moved off the snapshot by test-helpers/exchange-rates/shift, in
+    basis points of its units per USD (one row per currency; none: the snapshot as it is)."""
+
+    label = models.CharField(max_length=16, primary_key=True)
+    bps = models.IntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.label} {self.bps:+d} bps"
+
+
 class CustomerStatus(models.TextChoices):
     CREATED = "CREATED"
     UNDER_REVIEW = "UNDER_REVIEW"

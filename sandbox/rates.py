@@ -1,6 +1,7 @@
 """Exchange rates, currencies and fees of the sandbox, from the fixed snapshot sandbox/data/rates.json.
 
-The snapshot is loaded once per process. Rates are mid-rates in units per USD; a pair's mid-rate
+The snapshot is loaded once per process. Only the test helper exchange-rates/shift moves a
+currency's mid-rate off it (a RateShift row), so that a test can see a price change. Rates are mid-rates in units per USD; a pair's mid-rate
 is perUsd(destination) / perUsd(source). Pricing (docs/decisions/sandbox-payments.md):
 
 - FX (the two currencies have different value units: USD vs EUR, ETH vs USD; USD -> USDC is not FX)
@@ -20,6 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from .errors import detail, validation_error
+from .models import RateShift
 
 DATA_FILE = Path(__file__).parent / "data" / "rates.json"
 RATE_PLACES = Decimal("1e-10")
@@ -193,6 +195,14 @@ class RateTable:
         self.fiat_methods = list(self.rails)
         self.payment_methods = [*self.fiat_methods, *self.chains]
 
+    @staticmethod
+    def _shift_factor(source: Currency, destination: Currency) -> Decimal:
+        """How far test-helpers/exchange-rates/shift moved the pair off the snapshot (1: not at all)."""
+        shifts = dict(RateShift.objects.filter(label__in=[source.label, destination.label]).values_list("label", "bps"))
+        if not shifts:
+            return Decimal(1)
+        return (1 + Decimal(shifts.get(destination.label, 0)) / BPS) / (1 + Decimal(shifts.get(source.label, 0)) / BPS)
+
     def _address_key(self, chain: str, address: str) -> str:
         return address.lower() if self.chains[chain] == "EVM" else address
 
@@ -278,7 +288,7 @@ class RateTable:
             spread = self.fx_spread_bps + (self.guaranteed_spread_bps if guarantee else 0)
         with localcontext() as ctx:
             ctx.prec = 60  # exact for any amount decimal_string() reads
-            mid = destination.per_usd / source.per_usd
+            mid = destination.per_usd / source.per_usd * self._shift_factor(source, destination)
             rate = (mid * (1 - Decimal(spread) / BPS)).quantize(RATE_PLACES, rounding=ROUND_HALF_EVEN)
             flat_usd = self.flat_usd.get(source_method, self.flat_usd["default"])
             flat = source.quantize(flat_usd * source.per_usd)

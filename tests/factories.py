@@ -19,7 +19,17 @@ from factory.django import DjangoModelFactory
 from core.models import AuditEvent
 from customers.models import Customer, CustomerStatus, CustomerType, VerificationIssue
 from mirror.models import SyncRun, WebhookEvent, WebhookSecret
-from payments.models import AutomationRule, PaymentAccount, PaymentAccountStatus, Quote, Transaction, TransactionStatus
+from payments.models import (
+    ApprovalKind,
+    ApprovalRequest,
+    ApprovalStatus,
+    AutomationRule,
+    PaymentAccount,
+    PaymentAccountStatus,
+    Quote,
+    Transaction,
+    TransactionStatus,
+)
 
 
 def _now() -> dt.datetime:
@@ -210,6 +220,34 @@ class QuoteFactory(DjangoModelFactory):
     destination_amount = factory.LazyAttribute(lambda o: o.source_amount * o.exchange_rate - o.service_fee)
     fees = factory.LazyAttribute(_fees)
     expires_at = factory.LazyFunction(lambda: _now() + dt.timedelta(minutes=5))
+
+
+class StaffUserFactory(DjangoModelFactory):
+    """A staff user with no role (the maker of a request a test sets up directly)."""
+
+    class Meta:
+        model = "auth.User"
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"staff-{n}")
+
+
+class ApprovalRequestFactory(DjangoModelFactory):
+    """A pending request to execute a 20,000.00 USD quote, made by another staff member,
+    waiting for a checker for 24 more hours."""
+
+    class Meta:
+        model = ApprovalRequest
+
+    kind = ApprovalKind.EXECUTE_QUOTE
+    status = ApprovalStatus.PENDING
+    quote = factory.SubFactory(QuoteFactory, source_amount=Decimal("20000.00"))
+    summary = factory.LazyAttribute(lambda o: f"Execute {o.quote.source_amount} USD → USDC")
+    payload = factory.LazyAttribute(lambda o: {"quoteId": o.quote.quote_id, "correlationId": ""})
+    maker = factory.SubFactory(StaffUserFactory)
+    idempotency_key = factory.LazyFunction(uuid.uuid4)
+    approved_destination_amount = factory.LazyAttribute(lambda o: o.quote.destination_amount)
+    expires_at = factory.LazyFunction(lambda: _now() + dt.timedelta(hours=24))
 
 
 class TransactionFactory(DjangoModelFactory):

@@ -8,7 +8,7 @@ from core.forms import ApiErrorsMixin
 from customers.models import Customer
 
 from ..models import PaymentAccount
-from ..rails import PAYMENT_METHOD_CHOICES
+from ..rails import CHAINS, PAYMENT_METHOD_CHOICES
 from .fields import AmountField
 
 
@@ -89,8 +89,20 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
             self.add_error("cron_schedule", "Needed for a scheduled rule.")
         if trigger == "THRESHOLD" and data.get("threshold_amount") is None and "threshold_amount" not in self.errors:
             self.add_error("threshold_amount", "Needed for a threshold rule.")
+        self._check_direction(data)
         self._check_owners(data)
         return data
+
+    def _check_direction(self, data) -> None:
+        """As in the quote builder: fiat to crypto or crypto to fiat. Caught here, because the
+        API sees a rule only once another person has approved it."""
+        source, destination = data.get("source_payment_method"), data.get("destination_payment_method")
+        if source and destination and (source in CHAINS) == (destination in CHAINS):
+            kind = "crypto" if source in CHAINS else "fiat"
+            self.add_error(
+                "destination_payment_method",
+                f"{source} → {destination} is {kind} to {kind}: a rule converts fiat to crypto or crypto to fiat.",
+            )
 
     def _check_owners(self, data) -> None:
         """The customer and both accounts must be in the mirror, and the accounts the customer's

@@ -2,7 +2,9 @@
 into a transaction, exactly once per quote."""
 
 import uuid
+from decimal import Decimal, InvalidOperation
 
+from django.conf import settings
 from django.db import transaction
 
 from core.mirrored import Source
@@ -66,6 +68,30 @@ def quote_create(*, actor, customer: Customer, body: dict, correlation_id: str =
     )
 
 
+class ApprovalNeeded(Exception):
+    """The quote is worth at least APPROVAL_THRESHOLD_USD: a second person must approve it."""
+
+
+def quote_usd_value(quote: Quote) -> Decimal | None:
+    """What the quote moves, in USD, by its own figures: the source amount when it is USD, else
+    the source amount at the rate of its service fee to that fee's USD value. None when the
+    quote says nothing to convert with (a zero fee in another currency)."""
+    if (quote.request.get("source") or {}).get("sourceCurrency") == "USD":
+        return quote.source_amount
+    fee = (quote.fees or {}).get("serviceFee") or {}
+    try:
+        amount, usd = Decimal(str(fee["feeAmount"])), Decimal(str(fee["feeUSDAmount"]))
+    except (KeyError, InvalidOperation):
+        return None
+    return quote.source_amount * usd / amount if amount > 0 else None
+
+
+def quote_needs_approval(quote: Quote) -> bool:
+    """At or above the threshold, or of unknown value (never let a doubt move money alone)."""
+    value = quote_usd_value(quote)
+    return value is None or value >= settings.APPROVAL_THRESHOLD_USD
+
+
 def _bind_correlation_id(*, quote: Quote, correlation_id: str) -> str:
     """The correlation id is part of the execute's body; the first execute fixes it so that
     every retry (and a colleague's execute) sends the same body under the same key."""
@@ -78,13 +104,23 @@ def _bind_correlation_id(*, quote: Quote, correlation_id: str) -> str:
     return locked.request["correlationId"]
 
 
-def quote_execute(*, actor, quote: Quote, correlation_id: str = "") -> Transaction:
-    """POST /transactions with the quote's idempotency key: however many times this runs, for
-    one quote, the API makes one transaction and replays it to every later call."""
+def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=None) -> Transaction:
+    """POST /transactions with one idempotency key: however many times this runs, for one
+    quote, the API makes one transaction and replays it to every later call.
+
+    Below the approval threshold the key is the quote's own. Above it this runs only for an
+    approved request (`approval`, payments.services.approvals), with the request's key, and
+    the audit event names the maker and the checker."""
+    if approval is None and quote_needs_approval(quote):
+        raise ApprovalNeeded(quote.quote_id)
     existing = Transaction.objects.filter(quote_id=quote.quote_id).first()
     if existing is not None:
         return existing
     bound = _bind_correlation_id(quote=quote, correlation_id=correlation_id)
+    key = approval.idempotency_key if approval is not None else quote.idempotency_key
+    details = {"quote": quote.quote_id}
+    if approval is not None:
+        details |= {"approval": approval.pk, "maker": approval.maker.get_username(), "checker": actor.get_username()}
 
     def store(answer: api.Transaction) -> Transaction:
         # Two executes of one quote get the same transaction back; the quote's row lock makes
@@ -95,7 +131,7 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "") -> Transacti
 
     def create(client) -> api.Transaction:
         return client.transactions.create(
-            quote_id=quote.quote_id, correlation_id=bound or None, idempotency_key=str(quote.idempotency_key)
+            quote_id=quote.quote_id, correlation_id=bound or None, idempotency_key=str(key)
         )
 
     # One try, then, if its answer was lost, one look with a longer timeout: the same request
@@ -104,9 +140,9 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "") -> Transacti
     return write_through_api(
         actor=actor,
         action="quote.execute",
-        target=AuditTarget("quote", quote.quote_id),
+        target=AuditTarget("quote", quote.quote_id, details),
         call=lambda: create(get_client().with_options(max_retries=0)),
         store=store,
-        stored=lambda tx: AuditTarget("transaction", tx.transaction_id, {"quote": quote.quote_id}),
+        stored=lambda tx: AuditTarget("transaction", tx.transaction_id, details),
         reconcile=lambda: create(lookup_client()),
     )

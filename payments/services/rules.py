@@ -12,7 +12,12 @@ def _trigger_kind(trigger: dict) -> dict:
     return {"trigger": "cron" if "cronSchedule" in trigger else "threshold"}
 
 
-def automation_rule_create(*, actor, name: str, customer_id: str, template: dict, trigger: dict) -> AutomationRule:
+def automation_rule_create(
+    *, actor, name: str, customer_id: str, template: dict, trigger: dict, details: dict | None = None
+) -> AutomationRule:
+    """POST the rule. Staff reach this only through an approved request (services.approvals),
+    whose maker and checker `details` adds to the audit event."""
+
     def store(item: api.AutomationRule) -> AutomationRule:
         automation_rules_upsert(items=[item])
         return AutomationRule.objects.get(rule_id=item.id)
@@ -25,12 +30,15 @@ def automation_rule_create(*, actor, name: str, customer_id: str, template: dict
             name=name, customer_id=customer_id, transaction_template=template, trigger=trigger
         ),
         store=store,
-        stored=lambda rule: AuditTarget("automation_rule", rule.rule_id, _trigger_kind(trigger)),
+        stored=lambda rule: AuditTarget("automation_rule", rule.rule_id, {**_trigger_kind(trigger), **(details or {})}),
     )
 
 
-def automation_rule_update(*, actor, rule: AutomationRule, name: str, template: dict, trigger: dict) -> AutomationRule:
-    """PUT the whole rule (name, template, trigger); its customer cannot change."""
+def automation_rule_update(
+    *, actor, rule: AutomationRule, name: str, template: dict, trigger: dict, details: dict | None = None
+) -> AutomationRule:
+    """PUT the whole rule (name, template, trigger); its customer cannot change. As for a
+    create, only an approved request calls this."""
 
     def store(item: api.AutomationRule) -> AutomationRule:
         automation_rules_upsert(items=[item])
@@ -49,5 +57,7 @@ def automation_rule_update(*, actor, rule: AutomationRule, name: str, template: 
             trigger=trigger,
         ),
         store=store,
-        stored=lambda saved: AuditTarget("automation_rule", saved.rule_id, _trigger_kind(trigger)),
+        stored=lambda saved: AuditTarget(
+            "automation_rule", saved.rule_id, {**_trigger_kind(trigger), **(details or {})}
+        ),
     )

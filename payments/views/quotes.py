@@ -1,10 +1,12 @@
 """Quote builder, live preview, the quote with its countdown, and Execute."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
 from core.api_errors import api_error_message
@@ -13,9 +15,17 @@ from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
-from ..models import Quote, Transaction
+from ..models import ApprovalStatus, Quote, Transaction
 from ..selectors import accounts_by_id, customers_search, quote_accounts
-from ..services.quotes import exchange_rate_get, quote_create, quote_execute
+from ..services.approvals import account_name, account_names, approval_request_execute
+from ..services.quotes import (
+    ApprovalNeeded,
+    exchange_rate_get,
+    quote_create,
+    quote_execute,
+    quote_needs_approval,
+    quote_usd_value,
+)
 from .open_quotes import view_quote_of_transaction
 
 
@@ -135,6 +145,9 @@ def view_quote(request, quote_id):
             request_destination.get("destinationPaymentAccountId", ""),
         ),
         "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
+        "waiting": quote.approvals.filter(status=ApprovalStatus.PENDING, expires_at__gt=timezone.now())
+        .select_related("maker")
+        .first(),
         "execute_form": ExecuteForm(initial={"correlation_id": quote.request.get("correlationId", "")}),
         "correlation_bound": "correlationId" in quote.request,
         "same_inputs_url": same_inputs_url(quote),
@@ -142,17 +155,44 @@ def view_quote(request, quote_id):
     return render(request, "payments/quotes/show.html", context)
 
 
+def _execute_context(quote: Quote, form: ExecuteForm) -> dict:
+    source, destination = quote.request["source"], quote.request["destination"]
+    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+    return {
+        "quote": quote,
+        "form": form,
+        "source_name": account_name(names, source["sourcePaymentAccountId"]),
+        "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
+        "usd_value": quote_usd_value(quote),
+        "needs_approval": quote_needs_approval(quote),
+        "threshold": settings.APPROVAL_THRESHOLD_USD,
+        "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
+        "correlation_bound": "correlationId" in quote.request,
+    }
+
+
+# Re-authentication (core.access.recent_auth_required) goes here too, under role_required.
 @role_required("move_money")
-@require_POST
+@require_http_methods(["GET", "POST"])
 def execute_quote(request, quote_id):
-    """Exactly once: the quote's idempotency key goes with every execute of it (see services)."""
-    quote = get_object_or_404(Quote, quote_id=quote_id)
+    """The confirmation (GET: who, from and to which accounts, how much, at what rate and fees,
+    until when) and the execute (POST). At or above APPROVAL_THRESHOLD_USD the POST asks a
+    second person instead (payments.services.approvals); below it, it executes exactly once:
+    the quote's idempotency key goes with every execute of it (see services)."""
+    quote = get_object_or_404(Quote.objects.select_related("customer"), quote_id=quote_id)
+    if request.method == "GET":
+        initial = {"correlation_id": quote.request.get("correlationId") or request.GET.get("correlation_id", "")}
+        return render(request, "payments/quotes/execute.html", _execute_context(quote, ExecuteForm(initial=initial)))
     form = ExecuteForm(request.POST)
     if not form.is_valid():
-        messages.error(request, f"Check the correlation id: {form.errors.as_text()}")
-        return redirect("payments-view-quote", quote_id=quote.quote_id)
+        return render(request, "payments/quotes/execute.html", _execute_context(quote, form))
+    correlation_id = form.cleaned_data["correlation_id"]
     try:
-        tx = quote_execute(actor=request.user, quote=quote, correlation_id=form.cleaned_data["correlation_id"])
+        tx = quote_execute(actor=request.user, quote=quote, correlation_id=correlation_id)
+    except ApprovalNeeded:
+        approval = approval_request_execute(actor=request.user, quote=quote, correlation_id=correlation_id)
+        messages.success(request, "Waiting for approval: another person holding move_money must approve it.")
+        return redirect("payments-view-approval-request", pk=approval.pk)
     except PaymentsApiError as exc:
         # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
         messages.error(request, api_error_message(exc, write=True, repeatable=True))

@@ -1,24 +1,22 @@
-"""Automation rules: list per customer and source account, create and edit (admin)."""
+"""Automation rules: list per customer and source account; create and edit (admin), each a
+request another manage_rules holder approves."""
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
-from django.utils.http import urlencode
+from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
-from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from core.redirects import moved
-from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..filters import AutomationRuleFilter
 from ..forms.rules import AutomationRuleForm, describe_cron
 from ..models import AutomationRule, PaymentAccount
 from ..rails import FIAT_CURRENCIES, TOKENS
 from ..selectors import RULE_CORRELATION_PREFIX, accounts_by_id, transactions_listed
-from ..services.rules import automation_rule_create, automation_rule_update
+from ..services.approvals import approval_request_rule_change, approval_request_rule_create
 
 PAGE_SIZE = 50
 
@@ -109,28 +107,20 @@ def create_automation_rule(request):
 
 
 def _create_automation_rule(request):
+    """Rules move money on their own: the rule is written upstream only when another person
+    holding manage_rules approves the request made here (payments.services.approvals)."""
     form = AutomationRuleForm(request.POST)
     if form.is_valid():
-        try:
-            rule = automation_rule_create(
-                actor=request.user,
-                name=form.cleaned_data["name"],
-                customer_id=form.cleaned_data["customer_id"].strip(),
-                template=form.template(),
-                trigger=form.trigger(),
-            )
-        except ValidationFailed as error:
-            form.add_api_errors(error.messages_by_field())
-        except PaymentsApiError as error:
-            form.add_error(None, api_error_message(error, write=True))
-        else:
-            messages.success(request, f"Rule “{rule.name}” created: {trigger_words(rule.trigger)}.")
-            return redirect(_list_url(rule))
+        approval = approval_request_rule_create(
+            actor=request.user,
+            name=form.cleaned_data["name"],
+            customer_id=form.cleaned_data["customer_id"].strip(),
+            template=form.template(),
+            trigger=form.trigger(),
+        )
+        messages.success(request, f"Rule “{form.cleaned_data['name']}” waits for approval by another person.")
+        return redirect("payments-view-approval-request", pk=approval.pk)
     return _render_form(request, form)
-
-
-def _list_url(rule: AutomationRule) -> str:
-    return f"{reverse('payments-list-automation-rules')}?{urlencode({'customer': rule.customer_upstream_id})}"
 
 
 @role_required("manage_rules")
@@ -145,23 +135,18 @@ def edit_automation_rule(request, pk):
 
 
 def _update_automation_rule(request, rule: AutomationRule):
+    """As for a new rule, the change waits for another person's approval."""
     form = AutomationRuleForm(request.POST, initial=AutomationRuleForm.initial_from(rule), editing=True)
     if form.is_valid():
-        try:
-            rule = automation_rule_update(
-                actor=request.user,
-                rule=rule,
-                name=form.cleaned_data["name"],
-                template=form.template(),
-                trigger=form.trigger(),
-            )
-        except ValidationFailed as error:
-            form.add_api_errors(error.messages_by_field())
-        except PaymentsApiError as error:
-            form.add_error(None, api_error_message(error, write=True))
-        else:
-            messages.success(request, f"Rule “{rule.name}” saved: {trigger_words(rule.trigger)}.")
-            return redirect(_list_url(rule))
+        approval = approval_request_rule_change(
+            actor=request.user,
+            rule=rule,
+            name=form.cleaned_data["name"],
+            template=form.template(),
+            trigger=form.trigger(),
+        )
+        messages.success(request, f"The change to “{rule.name}” waits for approval by another person.")
+        return redirect("payments-view-approval-request", pk=approval.pk)
     return _render_form(request, form, rule)
 
 

@@ -23,6 +23,7 @@ from ..selectors import (
     StuckRule,
     accounts_by_id,
     direction_of,
+    executed_by,
     rule_of_transaction,
     stuck_version,
     transaction_version,
@@ -190,6 +191,7 @@ def _transaction_context(tx: Transaction) -> dict:
         "history": tx.status_changes.order_by("-changed_at", "-id"),
         "cancellable": tx.status in CANCELLABLE_STATUSES,
         "cancel_form": CancelForm(),
+        **executed_by(tx),
     }
 
 

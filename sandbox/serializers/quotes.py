@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from .accounts import PAYMENT_METHODS, CurrencyOut
+from .accounts import PAYMENT_METHODS, RATES, CurrencyOut
 from .fields import Boolean, DecimalStringField, Enum, StrictSerializer, Text, Uuid
 
 
@@ -80,3 +80,17 @@ class ExchangeRateOut(serializers.Serializer):
     feeComponents = FeeComponentOut(many=True)
     destinationAmount = serializers.CharField(required=False, help_text="Only with sourceAmount")
     fees = RateFeesOut(required=False, help_text="Only with sourceAmount")
+
+
+class RateShiftIn(StrictSerializer):
+    currency = Enum(
+        sorted({*RATES.fiat, *(c.label for c in RATES.tokens.values())}), help_text="A currency label of the snapshot"
+    )
+    bps = serializers.IntegerField(
+        min_value=-5000, max_value=5000, help_text="Basis points off the snapshot's units per USD; 0 puts it back"
+    )
+
+
+class RateShiftOut(serializers.Serializer):
+    currency = serializers.CharField()
+    bps = serializers.IntegerField()

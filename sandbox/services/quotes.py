@@ -17,6 +17,7 @@ from ..models import (
     PaymentAccountStatus,
     PaymentAccountType,
     Quote,
+    RateShift,
     Tier,
 )
 from ..rates import Currency, Pricing, amount_str, rate_str, table
@@ -215,3 +216,14 @@ def exchange_rate_body(
         body["destinationAmount"] = amount_str(pricing.destination_amount)
         body["fees"] = pricing.fees(with_developer_fee=False)
     return body
+
+
+def exchange_rate_shift(*, currency: str, bps: int) -> dict:
+    """Test helper: move `currency`'s mid-rate `bps` basis points off the snapshot (its units
+    per USD), for every key, until set again; 0 puts it back."""
+    rates = table()
+    label = currency.strip().upper()
+    if label not in {*rates.fiat, *(c.label for c in rates.tokens.values())}:
+        raise validation_error([detail(["currency"], f"Unknown currency '{currency}'")])
+    RateShift.objects.update_or_create(label=label, defaults={"bps": bps})
+    return {"currency": label, "bps": bps}

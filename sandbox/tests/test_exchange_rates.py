@@ -158,3 +158,22 @@ def test_unsupported_pairs(api):
 
 def test_needs_a_key(db):
     assert_error(SandboxClient(None).get("/exchange-rates", query()), 401, "UNAUTHORIZED")
+
+
+def test_the_shift_helper_moves_a_rate_off_the_snapshot_and_back(api):
+    moved = api.post("/test-helpers/exchange-rates/shift", {"currency": "USDC", "bps": 100})
+    assert moved.json() == {"currency": "USDC", "bps": 100}
+    body = api.get("/exchange-rates", query(sourceAmount="100.00")).json()
+    assert body["exchangeRate"] == "1.01"
+    assert body["destinationAmount"] == "100.242500"  # (100.00 - 0.75 fees) x 1.01
+    api.post("/test-helpers/exchange-rates/shift", {"currency": "USDC", "bps": 0})
+    assert api.get("/exchange-rates", query()).json()["exchangeRate"] == "1"
+
+
+def test_the_shift_helper_refuses_an_unknown_currency_and_a_wild_move(api):
+    assert_error(
+        api.post("/test-helpers/exchange-rates/shift", {"currency": "XYZ", "bps": 10}), 400, "VALIDATION_ERROR"
+    )
+    assert_error(
+        api.post("/test-helpers/exchange-rates/shift", {"currency": "EUR", "bps": 9000}), 400, "VALIDATION_ERROR"
+    )

@@ -195,6 +195,6 @@ def test_keys_and_customers(api, api_key, make_api, onramp):
 
 def test_quote_creation_is_cheap(api, onramp, django_assert_max_num_queries):
     body = quote_body(onramp["customer_id"], onramp["bank"]["paymentAccountId"], onramp["wallet"]["paymentAccountId"])
-    # key, customer, both accounts (one query), clock, insert; plus the savepoint pair.
-    with django_assert_max_num_queries(7):
+    # key, customer, both accounts (one query), rate shifts, clock, insert; plus the savepoint pair.
+    with django_assert_max_num_queries(8):
         assert api.post("/quotes", body).status_code == 201

@@ -1,4 +1,4 @@
-"""GET /exchange-rates."""
+"""GET /exchange-rates, and the test helper that moves a rate (routed from test_helpers.py)."""
 
 from django.urls import path
 from drf_spectacular.utils import extend_schema
@@ -6,8 +6,8 @@ from rest_framework.response import Response
 
 from ..api import SandboxApi
 from ..serializers.fields import validated
-from ..serializers.quotes import ExchangeRateOut, ExchangeRateQuery
-from ..services.quotes import exchange_rate_body
+from ..serializers.quotes import ExchangeRateOut, ExchangeRateQuery, RateShiftIn, RateShiftOut
+from ..services.quotes import exchange_rate_body, exchange_rate_shift
 from .openapi import error_responses
 
 
@@ -29,6 +29,21 @@ class ExchangeRateGetApi(SandboxApi):
             source_amount=query.get("sourceAmount"),
         )
         return Response(body)
+
+
+class RateShiftApi(SandboxApi):
+    @extend_schema(
+        operation_id="testHelperShiftExchangeRate",
+        summary="Move a currency's rate off the snapshot",
+        description="Sets how many basis points the currency's units per USD move off the fixed snapshot, for "
+        "every later rate and quote (0 puts it back): the market moving, to test what follows a price change.",
+        tags=["Test helpers"],
+        request=RateShiftIn,
+        responses={200: RateShiftOut, **error_responses(400, 401)},
+    )
+    def post(self, request):
+        data = validated(RateShiftIn, request.data)
+        return Response(exchange_rate_shift(currency=data["currency"], bps=data["bps"]))
 
 
 urlpatterns = [path("exchange-rates", ExchangeRateGetApi.as_view(), name="sandbox-get-exchange-rate")]

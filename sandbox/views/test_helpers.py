@@ -10,6 +10,7 @@ from django.urls import path
 from .accounts import BankAccountFormCompleteApi, PaymentAccountFundApi
 from .clock import ClockAdvanceApi
 from .customers import CustomerDeactivateApi, CustomerReviewApi
+from .rates import RateShiftApi
 from .rules import RulesRunApi
 from .transactions import TransactionAdvanceApi, TransactionDepositLinkApi
 
@@ -19,6 +20,8 @@ urlpatterns = [
     path("customers/<str:customerId>/deactivate", CustomerDeactivateApi.as_view(), name="sandbox-deactivate-customer"),
     # Clock
     path("clock/advance", ClockAdvanceApi.as_view(), name="sandbox-advance-clock"),
+    # Exchange rates
+    path("exchange-rates/shift", RateShiftApi.as_view(), name="sandbox-shift-exchange-rate"),
     # Transactions, payment accounts, bank account forms, automation rules
     path(
         "transactions/<str:transaction_id>/advance", TransactionAdvanceApi.as_view(), name="sandbox-advance-transaction"

@@ -6,9 +6,13 @@ production. The main pages are also copied into docs/screenshots/.
 
 import httpx
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from mirror.sync import sync_customers, sync_payment_accounts
+from payments.models import ApprovalRequest
+from payments.services.approvals import approval_approve
 from sandbox.tests.conftest import KYC_DATA
 from tests.browser.nav import follow, pick_customer
 from tests.payments.account_fixtures import EVM_ADDRESS
@@ -117,8 +121,8 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     page.get_by_label("On a schedule (cron)").check()
     page.get_by_label("Cron schedule (5 fields, UTC)").fill("0 9 * * 1-5")
     page.get_by_role("button", name="Create rule").click()
-    # Crypto to crypto is not a pair the API takes: its message is shown, the input kept.
-    expect(page.get_by_role("alert")).to_contain_text("The Payments API refused this")
+    # Crypto to crypto is not a pair the API takes: refused before any request, the input kept.
+    expect(page.get_by_text("BASE → BASE is crypto to crypto")).to_be_visible()
     expect(page.get_by_label("Name:", exact=True)).to_have_value("Weekday sweep")
     bank = _call(
         sandbox,
@@ -134,7 +138,14 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     page.get_by_label("Destination payment method").select_option("ACH")
     page.get_by_label("Destination currency:", exact=True).fill("USD")
     page.get_by_role("button", name="Create rule").click()
-    expect(page.get_by_text("Rule “Weekday sweep” created: At 09:00 AM, Monday through Friday (UTC).")).to_be_visible()
+    # A rule moves money on its own: it waits for a second admin.
+    expect(page.get_by_text("Rule “Weekday sweep” waits for approval by another person.")).to_be_visible()
+    expect(page.locator("#approval-status")).to_have_text("Waiting for approval")
+    approval = ApprovalRequest.objects.get()
+    checker = get_user_model().objects.create_user("second-admin")
+    checker.groups.add(Group.objects.get(name="admin"))
+    approval_approve(actor=checker, approval=approval)
+    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Automation rules"))
     expect(page.get_by_role("cell", name="At 09:00 AM, Monday through Friday (UTC)")).to_be_visible()
     screenshot("automation-rules", docs="automation-rules.png")
 

@@ -80,7 +80,14 @@ def test_operations_quotes_executes_and_follows_an_onramp_to_completed(
     expect(page.locator("time[data-countdown]")).to_contain_text("left")
     screenshot("quote")
     page.get_by_label("Correlation id (optional)").fill("invoice-2026-11")
-    page.get_by_role("button", name="Execute").click()
+    follow(page, page.get_by_role("button", name="Execute…"))
+    # The confirmation: the figures again, accounts by name, before any money moves.
+    figures = page.locator("#execute-figures")
+    expect(figures).to_contain_text("Checking · External bank account · USD · ACH · …6789")
+    expect(figures).to_contain_text("99.25 USDC")
+    expect(page.get_by_label("Correlation id (optional)")).to_have_value("invoice-2026-11")
+    assert not Transaction.objects.exists()
+    page.get_by_role("button", name="Execute: move the money").click()
 
     expect(page.locator("#tx-status")).to_have_text("Awaiting transfer")
     expect(page.get_by_role("heading", name="Transfer instructions (fiat)")).to_be_visible()
@@ -112,7 +119,8 @@ def test_double_click_on_execute_makes_one_transaction(page, live_server, make_s
     log_in(page, live_server, make_staff)
     build_quote(page, live_server, customer)
     page.get_by_role("button", name="Create quote").click()
-    page.get_by_role("button", name="Execute").dblclick()
+    follow(page, page.get_by_role("button", name="Execute…"))
+    page.get_by_role("button", name="Execute: move the money").dblclick()
     expect(page.locator("#tx-status")).to_have_text("Awaiting transfer")
     assert Transaction.objects.count() == 1
     from sandbox.models import Transaction as UpstreamTransaction
@@ -126,7 +134,8 @@ def test_a_stuck_transaction_is_cancelled_through_the_dialog(
     log_in(page, live_server, make_staff)
     build_quote(page, live_server, customer, amount="42.00")
     page.get_by_role("button", name="Create quote").click()
-    page.get_by_role("button", name="Execute").click()
+    follow(page, page.get_by_role("button", name="Execute…"))
+    page.get_by_role("button", name="Execute: move the money").click()
     expect(page.locator("#tx-status")).to_have_text("Awaiting transfer")
     # The mirror missed the expiry: past expiresAt locally, still open upstream.
     tx = Transaction.objects.get()

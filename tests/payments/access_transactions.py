@@ -37,7 +37,7 @@ ACCESS = {
     "payments-preview-quote": Access(MOVERS),
     "payments-create-quote": Access(MOVERS, method="post", form=True),
     "payments-view-quote": Access(READERS, kwargs=_quote),
-    "payments-execute-quote": Access(MOVERS, method="post", kwargs=_executed_quote),
+    "payments-execute-quote": Access(MOVERS, method="post", kwargs=_executed_quote, form=True),
     "payments-list-transactions": Access(READERS),
     "payments-export-transactions": Access(READERS),
     "payments-list-stuck-transactions": Access(READERS),

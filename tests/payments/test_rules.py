@@ -1,11 +1,13 @@
-"""Automation rules: list per customer and source account, create and edit, against the sandbox."""
+"""Automation rules: list per customer and source account, create and edit, against the sandbox.
+A create or an edit is a request; the rule is written upstream when a second admin approves it."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from core.models import AuditEvent
 from mirror.sync import sync_payment_accounts
-from payments.models import AutomationRule
+from payments.models import ApprovalRequest, AutomationRule
 from tests.payments.account_fixtures import make_account, make_customer
 
 CREATE = reverse("payments-create-automation-rule")
@@ -28,8 +30,26 @@ def setup(upstream):
 
 
 @pytest.fixture
-def admin(client_as):
-    return client_as("admin")
+def admin(client, make_staff):
+    client.force_login(make_staff("admin", "ann"))
+    return client
+
+
+@pytest.fixture
+def checker(make_staff):
+    other = Client()
+    other.force_login(make_staff("admin", "bob"))
+    return other
+
+
+def approve(checker, response):
+    """The checker approves the request the maker's POST redirected to; its page afterwards."""
+    assert response.status_code == 302, response.content.decode()[:1000]
+    approval = ApprovalRequest.objects.get(pk=response["Location"].rstrip("/").split("/")[-1])
+    answer = checker.post(reverse("payments-approve-approval-request", args=[approval.pk]))
+    assert answer.status_code == 302
+    approval.refresh_from_db()
+    return approval
 
 
 def rule_form(setup, **fields):
@@ -55,28 +75,40 @@ def errors_of(response) -> dict:
     return {name: [str(e) for e in errors] for name, errors in response.context["form"].errors.items()}
 
 
-def test_admin_creates_a_cron_rule(admin, setup):
+def test_admin_creates_a_cron_rule_which_waits_for_a_second_admin(admin, checker, setup):
     response = admin.post(CREATE, rule_form(setup, developer_fee="1.50"))
     assert response.status_code == 302
+    assert not AutomationRule.objects.exists()  # nothing upstream until approved
+    pending = ApprovalRequest.objects.get()
+    assert response["Location"] == reverse("payments-view-approval-request", args=[pending.pk])
+    assert (pending.kind, pending.status, pending.maker.username) == ("create_rule", "pending", "ann")
+    page = admin.get(response["Location"]).content.decode()
+    assert "Rule “Sweep USDC to the bank” waits for approval by another person." in page
+    assert 'id="approve-button"' not in page and 'id="withdraw-button"' in page  # the maker cannot approve
+
+    approval = approve(checker, response)
+    assert (approval.status, approval.checker.username) == ("executed", "bob")
     rule = AutomationRule.objects.get()
-    assert response["Location"] == reverse("payments-list-automation-rules") + f"?customer={setup['customer_id']}"
+    assert approval.rule == rule
     assert rule.trigger == {"cronSchedule": "0 9 * * 1-5", "type": "CRON_BASED"}
     assert rule.source_account_id == setup["service"]
     assert rule.transaction_template["amount"] == {"value": "50.00", "type": "FLAT"}
     assert rule.transaction_template["developerFee"] == {"developerFeeType": "USD", "developerFeeAmount": "1.50"}
     assert rule.customer.customer_id == setup["customer_id"]
-    assert AuditEvent.objects.get(action="automation_rule.create").target_id == rule.rule_id
+    event = AuditEvent.objects.get(action="automation_rule.create")
+    assert (event.target_id, event.actor_username) == (rule.rule_id, "bob")
+    assert (event.details["maker"], event.details["checker"]) == ("ann", "bob")
 
-    page = admin.get(response["Location"]).content.decode()
-    assert "Rule “Sweep USDC to the bank” created: At 09:00 AM, Monday through Friday (UTC)." in page
+    page = admin.get(reverse("payments-list-automation-rules")).content.decode()
     assert "<code>0 9 * * 1-5</code>" in page
 
 
-def test_threshold_rule_amounts_are_decimals(admin, setup):
+def test_threshold_rule_amounts_are_decimals(admin, checker, setup):
     response = admin.post(
         CREATE, rule_form(setup, trigger_type="THRESHOLD", cron_schedule="", threshold_amount="100.25")
     )
-    assert response.status_code == 302
+    assert ApprovalRequest.objects.get().payload["trigger"] == {"thresholdAmount": "100.25"}  # a decimal string
+    approve(checker, response)
     rule = AutomationRule.objects.get()
     assert rule.trigger == {"thresholdAmount": "100.25", "type": "THRESHOLD_BASED"}
     page = admin.get(reverse("payments-list-automation-rules")).content.decode()
@@ -99,6 +131,7 @@ NOT_DIGITS = "Type digits and an optional decimal point, such as 10.50 (no sign,
         ({"amount": "1e5"}, {"amount": [NOT_DIGITS]}),
         ({"developer_fee": "1.555"}, {"developer_fee": ["At most 2 decimal places."]}),
         ({"threshold_amount": "1" * 21, "trigger_type": "THRESHOLD"}, {"threshold_amount": ["Too large: at most 20 digits before the point."]}),
+        ({"destination_payment_method": "ETHEREUM"}, {"destination_payment_method": ["BASE → ETHEREUM is crypto to crypto: a rule converts fiat to crypto or crypto to fiat."]}),
     ],
 )  # fmt: skip
 def test_local_validation_before_the_api(admin, setup, faulty_upstream, fields, errors):
@@ -106,47 +139,48 @@ def test_local_validation_before_the_api(admin, setup, faulty_upstream, fields, 
     response = admin.post(CREATE, rule_form(setup, **fields))
     assert response.status_code == 200
     assert errors_of(response) == errors
-    assert not AutomationRule.objects.exists()
+    assert not AutomationRule.objects.exists() and not ApprovalRequest.objects.exists()
     assert faulty_upstream.requests == [], "the API must not be called"
 
 
-def test_api_validation_errors_land_on_their_fields(admin, setup):
+def test_an_api_refusal_on_approval_fails_the_request_with_the_reason(admin, checker, setup):
     # The sandbox: a threshold needs a source whose balance the service keeps.
     form = rule_form(setup, source_account_id=setup["wallet"], trigger_type="THRESHOLD", threshold_amount="10")
-    response = admin.post(CREATE, form)
-    assert response.status_code == 200
-    assert list(errors_of(response)) == ["threshold_amount"]
-    # A method that is not the source account's.
-    response = admin.post(CREATE, rule_form(setup, source_payment_method="ETHEREUM"))
-    assert list(errors_of(response)) == ["source_payment_method"]
-    assert response.context["form"]["source_payment_method"].value() == "ETHEREUM"  # input kept
+    approval = approve(checker, admin.post(CREATE, form))
+    assert approval.status == "failed"
+    assert approval.reason.startswith("The Payments API refused this:")
     assert not AutomationRule.objects.exists()
-    assert AuditEvent.objects.filter(action="automation_rule.create", outcome="failure").count() == 2
+    assert AuditEvent.objects.filter(action="automation_rule.create", outcome="failure").count() == 1
+    page = admin.get(reverse("payments-view-approval-request", args=[approval.pk])).content.decode()
+    assert "Refused by the Payments API" in page and "The Payments API refused this:" in page
 
 
-def test_inactive_customer(admin, upstream, setup):
+def test_inactive_customer(admin, checker, upstream, setup):
     upstream.helper(f"customers/{setup['customer_id']}/deactivate")
-    response = admin.post(CREATE, rule_form(setup))
-    assert response.status_code == 200
-    [error] = response.context["form"].non_field_errors()
-    assert error.startswith("The Payments API refused this:") and "DEACTIVATED" in error
+    approval = approve(checker, admin.post(CREATE, rule_form(setup)))
+    assert approval.status == "failed"
+    assert approval.reason.startswith("The Payments API refused this:") and "DEACTIVATED" in approval.reason
     assert not AutomationRule.objects.exists()
 
 
-def test_api_down_on_create(admin, setup, faulty_upstream):
-    faulty_upstream.fail("down")
+def test_api_down_on_approval_leaves_the_request_waiting(admin, checker, setup, faulty_upstream):
     response = admin.post(CREATE, rule_form(setup))
-    assert list(response.context["form"].non_field_errors()) == [
-        "The Payments API could not be reached; nothing was changed. Try again in a minute."
-    ]
-    assert "Errno" not in response.content.decode()
+    faulty_upstream.fail("down")
+    approval = approve(checker, response)
+    assert (approval.status, approval.checker) == ("pending", None)
+    page = checker.get(reverse("payments-view-approval-request", args=[approval.pk])).content.decode()
+    assert "The Payments API could not be reached; nothing was changed. Try again in a minute." in page
+    assert "Errno" not in page
     assert not AutomationRule.objects.exists()
     event = AuditEvent.objects.get(action="automation_rule.create")
-    assert (event.outcome, event.details) == ("failure", {"error": "ApiConnectionError"})
+    assert (event.outcome, event.details["error"]) == ("failure", "ApiConnectionError")
+    faulty_upstream.fail(None)
+    assert approve(checker, response).status == "executed"
+    assert AutomationRule.objects.count() == 1
 
 
-def test_admin_edits_a_rule_with_put(admin, upstream, setup):
-    admin.post(CREATE, rule_form(setup))
+def test_admin_edits_a_rule_with_put_once_approved(admin, checker, upstream, setup):
+    approve(checker, admin.post(CREATE, rule_form(setup)))
     rule = AutomationRule.objects.get()
     edit = admin.get(reverse("payments-edit-automation-rule", args=[rule.pk]))
     form = edit.context["form"]
@@ -159,35 +193,40 @@ def test_admin_edits_a_rule_with_put(admin, upstream, setup):
         setup, name="Sweep at 100", customer_id=other, trigger_type="THRESHOLD", threshold_amount="100", amount="75"
     )
     response = admin.post(reverse("payments-edit-automation-rule", args=[rule.pk]), changed)
-    assert response.status_code == 302
+    rule.refresh_from_db()
+    assert rule.name == "Sweep USDC to the bank"  # unchanged until approved
+    assert upstream.call("GET", f"/automation-rules/{rule.rule_id}")["name"] == "Sweep USDC to the bank"
+    approval = approve(checker, response)
+    assert (approval.kind, approval.rule) == ("change_rule", rule)
     rule.refresh_from_db()
     assert rule.name == "Sweep at 100"
     assert rule.customer_upstream_id == setup["customer_id"]  # a disabled field ignores what is posted
     assert rule.trigger == {"thresholdAmount": "100", "type": "THRESHOLD_BASED"}
     assert rule.transaction_template["amount"]["value"] == "75"
     assert upstream.call("GET", f"/automation-rules/{rule.rule_id}")["name"] == "Sweep at 100"
-    assert AuditEvent.objects.get(action="automation_rule.update").outcome == "success"
+    event = AuditEvent.objects.get(action="automation_rule.update")
+    assert (event.outcome, event.details["maker"], event.details["checker"]) == ("success", "ann", "bob")
 
 
-def test_failed_edit_leaves_the_mirror_unchanged(admin, setup):
-    admin.post(CREATE, rule_form(setup))
+def test_failed_edit_leaves_the_mirror_unchanged(admin, checker, setup):
+    approve(checker, admin.post(CREATE, rule_form(setup)))
     rule = AutomationRule.objects.get()
     before = list(AutomationRule.objects.values())
     response = admin.post(
         reverse("payments-edit-automation-rule", args=[rule.pk]),
         rule_form(setup, name="Renamed", destination_currency="EUR"),
     )
-    assert response.status_code == 200
-    assert response.context["form"].errors
+    approval = approve(checker, response)
+    assert approval.status == "failed" and "EUR" in approval.reason
     assert list(AutomationRule.objects.values()) == before
 
 
-def test_list_per_customer_and_source(client_as, admin, upstream, setup, django_assert_max_num_queries):
-    admin.post(CREATE, rule_form(setup, name="From the service wallet"))
-    admin.post(CREATE, rule_form(setup, name="From the bank", source_account_id=setup["bank"],
+def test_list_per_customer_and_source(client_as, admin, checker, upstream, setup, django_assert_max_num_queries):
+    approve(checker, admin.post(CREATE, rule_form(setup, name="From the service wallet")))
+    approve(checker, admin.post(CREATE, rule_form(setup, name="From the bank", source_account_id=setup["bank"],
                                  source_payment_method="ACH", source_currency="USD",
                                  destination_account_id=setup["wallet"], destination_payment_method="BASE",
-                                 destination_currency="USDC"))  # fmt: skip
+                                 destination_currency="USDC")))  # fmt: skip
     assert AutomationRule.objects.count() == 2
     client = client_as("auditor")
     url = reverse("payments-list-automation-rules")
@@ -212,3 +251,19 @@ def test_new_rule_from_an_account_is_prefilled(admin, setup):
     assert form["customer_id"].value() == setup["customer_id"]
     assert form["source_payment_method"].value() == "BASE"
     assert form["source_account_id"].value() == setup["service"]
+
+
+def test_only_another_manage_rules_holder_may_approve_a_rule(admin, setup, client_as):
+    response = admin.post(CREATE, rule_form(setup))
+    approval = ApprovalRequest.objects.get()
+    url = reverse("payments-approve-approval-request", args=[approval.pk])
+    own = admin.post(url, follow=True).content.decode()
+    assert "You made this request: another person must approve or reject it." in own
+    # Operations moves money but does not manage rules.
+    operations = client_as("operations")
+    assert operations.post(url).status_code == 403
+    page = operations.get(response["Location"]).content.decode()
+    assert "Your role cannot approve this kind of request." in page
+    approval.refresh_from_db()
+    assert (approval.status, approval.checker) == ("pending", None)
+    assert not AutomationRule.objects.exists()

@@ -29,6 +29,9 @@ class World:
         self.faulty, self.sandbox = faulty, faulty.sandbox
         self.admin = Client()
         self.admin.force_login(make_staff("admin", "world-admin"))
+        # The second person of four-eyes: approves what world-admin asks for.
+        self.checker = Client()
+        self.checker.force_login(make_staff("admin", "world-checker"))
 
     def _healthy(self):
         assert self.faulty.mode is None, "records are made while the upstream answers"
@@ -79,6 +82,7 @@ class World:
         self._healthy()
         response = self.admin.post(reverse("payments-create-automation-rule"), self.rule_form())
         assert response.status_code == 302, response.content.decode()[:2000]
+        self.checker.post(response["Location"].rstrip("/") + "/approve")
         return AutomationRule.objects.get()
 
     @functools.cached_property
@@ -100,3 +104,15 @@ class World:
         tx = Transaction.objects.get()
         assert tx.status == "AWAITING_TRANSFER", tx.status
         return tx
+
+    @functools.cached_property
+    def large_execute(self):
+        """A request to execute a 20,000.00 USD quote, asked by world-admin, waiting for a checker."""
+        from payments.models import ApprovalRequest, Quote
+
+        self._healthy()
+        response = self.admin.post(reverse("payments-create-quote"), quote_post_data(self.active, amount="20000.00"))
+        assert response.status_code == 302, response.content.decode()[:2000]
+        quote = Quote.objects.get(quote_id=response["Location"].rstrip("/").split("/")[-1])
+        self.admin.post(reverse("payments-execute-quote", args=[quote.quote_id]), {})
+        return ApprovalRequest.objects.get(quote=quote)

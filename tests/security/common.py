@@ -32,7 +32,14 @@ def url_of(name: str) -> str:
 def mirror_fingerprint() -> str:
     """A digest of every mirror row and every staff record a form may write."""
     from customers.models import Customer, CustomerNote, CustomerStatusChange, HostedLinkHandout, VerificationIssue
-    from payments.models import AutomationRule, PaymentAccount, Quote, Transaction, TransactionStatusChange
+    from payments.models import (
+        ApprovalRequest,
+        AutomationRule,
+        PaymentAccount,
+        Quote,
+        Transaction,
+        TransactionStatusChange,
+    )
 
     digest = hashlib.sha256()
     for model in (
@@ -46,6 +53,7 @@ def mirror_fingerprint() -> str:
         Quote,
         Transaction,
         TransactionStatusChange,
+        ApprovalRequest,
     ):
         fields = [f.attname for f in model._meta.concrete_fields if f.attname not in ("synced_at",)]
         for row in model.objects.order_by("pk").values_list(*fields):

@@ -147,21 +147,38 @@ def test_a_rule_refuses_ids_that_are_not_its_customers(client_as, two_customers,
     assert not AutomationRule.objects.exists()
 
 
-def test_a_third_partys_account_of_the_organization_may_be_a_rules_destination(client_as, two_customers, sent):
+@pytest.fixture
+def second_admin(make_staff) -> Client:
+    """The checker who approves what the test's admin asks for (four-eyes)."""
+    client = Client()
+    client.force_login(make_staff("admin", "second-admin"))
+    return client
+
+
+def _approved(checker: Client, response) -> None:
+    assert response.status_code == 302, response.content.decode()[:2000]
+    checker.post(response["Location"].rstrip("/") + "/approve")
+
+
+def test_a_third_partys_account_of_the_organization_may_be_a_rules_destination(
+    client_as, second_admin, two_customers, sent
+):
     a, b = two_customers
     PaymentAccount.objects.filter(account_id=b["bank"]).update(is_third_party=True)
     response = client_as("admin").post(
         reverse("payments-create-automation-rule"), rule_body(a, destination_account_id=b["bank"])
     )
-    # Past the back-office's check: the API decides (and the sandbox's mirror of the flag differs).
+    # Past the back-office's check: the API decides, once approved (and the sandbox's mirror of the flag differs).
     assert "destination_account_id" not in (response.context["form"].errors if response.context else {})
+    assert sent.requests == []
+    _approved(second_admin, response)
     assert sent.mentions(b["bank"])
 
 
-def test_editing_a_rule_cannot_move_it_to_another_customer(client_as, two_customers, sent):
+def test_editing_a_rule_cannot_move_it_to_another_customer(client_as, second_admin, two_customers, sent):
     a, b = two_customers
     client = client_as("admin")
-    assert client.post(reverse("payments-create-automation-rule"), rule_body(a)).status_code == 302
+    _approved(second_admin, client.post(reverse("payments-create-automation-rule"), rule_body(a)))
     rule = AutomationRule.objects.get()
     sent.requests.clear()
     url = reverse("payments-edit-automation-rule", args=[rule.pk])
@@ -169,8 +186,7 @@ def test_editing_a_rule_cannot_move_it_to_another_customer(client_as, two_custom
     assert errors_of(response)["source_account_id"][0].startswith("This account belongs to another customer")
     assert sent.requests == []
     # The customer field is disabled: what is posted for it is ignored, the rule's own is sent.
-    response = client.post(url, rule_body(a, customer_id=b["customer_id"], name="Renamed"))
-    assert response.status_code == 302
+    _approved(second_admin, client.post(url, rule_body(a, customer_id=b["customer_id"], name="Renamed")))
     assert sent.mentions(a["customer_id"]) and not sent.mentions(b["customer_id"])
 
 
@@ -232,6 +248,10 @@ UNKNOWN_IDS = {
     "payments-view-transaction": {"transaction_id": "tx-nowhere"},
     "payments-refresh-transaction": {"transaction_id": "tx-nowhere"},
     "payments-cancel-transaction": {"transaction_id": "tx-nowhere"},
+    "payments-view-approval-request": {"pk": 999_999},
+    "payments-approve-approval-request": {"pk": 999_999},
+    "payments-reject-approval-request": {"pk": 999_999},
+    "payments-withdraw-approval-request": {"pk": 999_999},
     "mirror-replay-inbox-event": {"pk": 999_999},
     "core-view-staff": {"pk": 999_999},
     "core-change-staff-roles": {"pk": 999_999},

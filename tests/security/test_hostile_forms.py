@@ -48,6 +48,8 @@ FORMLESS = {
     "core-reset-staff-mfa",
     "core-unlock-staff",
     "core-create-staff-password-link",
+    "payments-approve-approval-request",
+    "payments-withdraw-approval-request",
 }
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 HUNDRED_MB_PLUS_ONE = 100 * 1024 * 1024 + 1
@@ -205,6 +207,10 @@ def targets(name: str, upstream) -> list[Target]:
         from payments.forms.transactions import CancelForm
 
         return [Target(url_of(name), _fields(CancelForm), base)]
+    if name == "payments-reject-approval-request":
+        from payments.forms.approvals import RejectForm
+
+        return [Target(url_of(name), _fields(RejectForm), base)]
     if name == "payments-bulk-cancel-transactions":
         from payments.forms.transactions import BulkCancelForm
 

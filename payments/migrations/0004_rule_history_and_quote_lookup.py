@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('customers', '0003_waiting_on_us_clock'),
-        ('payments', '0002_stuck_keyset_indexes'),
+        ('payments', '0003_approval_requests'),
     ]
 
     operations = [

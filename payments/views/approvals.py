@@ -1,0 +1,153 @@
+"""Waiting for approval: the list of requests, one request with its figures, and the checker's
+approve and reject and the maker's withdraw."""
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from core.access import require_permission, role_required
+from core.htmx import page_or_partial
+from core.pagination import paginate_keyset
+
+from ..filters import ApprovalRequestFilter
+from ..forms.approvals import RejectForm
+from ..forms.rules import describe_cron
+from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, Transaction
+from ..services.approvals import (
+    PERMISSION_FOR,
+    ApprovalRefused,
+    ApprovalWriteFailed,
+    account_name,
+    account_names,
+    approval_approve,
+    approval_reject,
+    approval_withdraw,
+)
+
+PAGE_SIZE = 50
+
+
+@role_required("view_payments")
+@require_GET
+def list_approval_requests(request):
+    """The requests waiting for a checker (by default), with maker, age and what they do."""
+    data = request.GET if "status" in request.GET else {**request.GET.dict(), "status": ApprovalStatus.PENDING}
+    queryset = ApprovalRequest.objects.select_related("maker", "checker")
+    filterset = ApprovalRequestFilter(data, queryset=queryset)
+    rows = filterset.qs if filterset.is_valid() else ApprovalRequest.objects.none()
+    page = paginate_keyset(rows, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    template = page_or_partial(request, "payments/approvals/list.html")
+    return render(request, template, {"filter": filterset, "page": page})
+
+
+def _figures(approval: ApprovalRequest) -> dict:
+    """What the request would do, with accounts by name rather than bare ids."""
+    if approval.kind == ApprovalKind.EXECUTE_QUOTE:
+        quote = approval.quote
+        source, destination = quote.request["source"], quote.request["destination"]
+        names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+        return {
+            "quote": quote,
+            "source_name": account_name(names, source["sourcePaymentAccountId"]),
+            "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
+        }
+    template = approval.payload["template"]
+    source, destination = template["source"], template["destination"]
+    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+    cron = approval.payload["trigger"].get("cronSchedule")
+    return {
+        "template": template,
+        "source_name": account_name(names, source["sourcePaymentAccountId"]),
+        "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
+        "cron_words": describe_cron(cron) if cron else "",
+    }
+
+
+@role_required("view_payments")
+@require_GET
+def view_approval_request(request, pk):
+    approval = get_object_or_404(
+        ApprovalRequest.objects.select_related("maker", "checker", "quote__customer", "rule"), pk=pk
+    )
+    may_check = request.user.has_perm(f"core.{PERMISSION_FOR[approval.kind]}")
+    context = {
+        "approval": approval,
+        **_figures(approval),
+        "is_maker": approval.maker_id == request.user.pk,
+        "may_check": may_check and approval.maker_id != request.user.pk,
+        # An approval whose write was interrupted: its checker may send it again (same key).
+        "may_retry": approval.status == ApprovalStatus.APPROVED and approval.checker_id == request.user.pk,
+        "transaction": Transaction.objects.filter(transaction_id=approval.transaction_id).first()
+        if approval.transaction_id
+        else None,
+        "reject_form": RejectForm(),
+    }
+    return render(request, "payments/approvals/show.html", context)
+
+
+def _checkable(request, pk) -> ApprovalRequest:
+    """The request, if the signed-in user holds the permission its kind needs (else 403)."""
+    approval = get_object_or_404(ApprovalRequest.objects.select_related("maker", "quote__customer", "rule"), pk=pk)
+    require_permission(request.user, PERMISSION_FOR[approval.kind])
+    return approval
+
+
+# Re-authentication (core.access.recent_auth_required) belongs on approve_approval_request and
+# on quotes.execute_quote, directly under role_required: the two views that move money.
+@role_required("view_payments")
+@require_POST
+def approve_approval_request(request, pk):
+    approval = _checkable(request, pk)
+    try:
+        approval = approval_approve(actor=request.user, approval=approval)
+    except (ApprovalRefused, ApprovalWriteFailed) as exc:
+        messages.error(request, str(exc))
+        return redirect("payments-view-approval-request", pk=approval.pk)
+    if approval.status == ApprovalStatus.RETURNED:
+        messages.warning(request, f"Returned to {approval.maker.get_username()}: {approval.reason}")
+    elif approval.transaction_id:
+        messages.success(request, f"Approved and executed for {approval.maker.get_username()}.")
+        return redirect("payments-view-transaction", transaction_id=approval.transaction_id)
+    else:
+        messages.success(request, f"Approved: {approval.summary}.")
+    return redirect("payments-view-approval-request", pk=approval.pk)
+
+
+@role_required("view_payments")
+@require_http_methods(["GET", "POST"])
+def reject_approval_request(request, pk):
+    """The reason form (GET) and the rejection (POST)."""
+    approval = _checkable(request, pk)
+    form = RejectForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            approval_reject(actor=request.user, approval=approval, reason=form.cleaned_data["reason"])
+        except ApprovalRefused as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Rejected; {approval.maker.get_username()} sees your reason.")
+            return redirect("payments-view-approval-request", pk=approval.pk)
+    return render(request, "payments/approvals/reject.html", {"approval": approval, "reject_form": form})
+
+
+@role_required("view_payments")
+@require_POST
+def withdraw_approval_request(request, pk):
+    approval = _checkable(request, pk)
+    try:
+        approval_withdraw(actor=request.user, approval=approval)
+    except ApprovalRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Withdrawn: nothing will be done.")
+    return redirect("payments-view-approval-request", pk=approval.pk)
+
+
+urlpatterns = [
+    path("approvals/", list_approval_requests, name="payments-list-approval-requests"),
+    path("approvals/<int:pk>/", view_approval_request, name="payments-view-approval-request"),
+    path("approvals/<int:pk>/approve", approve_approval_request, name="payments-approve-approval-request"),
+    path("approvals/<int:pk>/reject", reject_approval_request, name="payments-reject-approval-request"),
+    path("approvals/<int:pk>/withdraw", withdraw_approval_request, name="payments-withdraw-approval-request"),
+]

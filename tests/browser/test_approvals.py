@@ -1,0 +1,79 @@
+"""Four-eyes in a real browser: one operations user executes a large quote, a second one
+approves it, and the transaction appears with both names."""
+
+import pytest
+from playwright.sync_api import expect
+
+from payments.models import ApprovalRequest, Transaction
+from tests.browser import test_transactions as quote_to_transaction
+from tests.browser.nav import follow
+from tests.browser.test_transactions import build_quote
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# The same sandbox upstream and customer as the quote → transaction tests.
+sandbox = quote_to_transaction.sandbox
+customer = quote_to_transaction.customer
+
+
+def log_in_as(page, live_server, make_staff, username, role="operations"):
+    make_staff(role, username)
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("correct horse battery")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name=f"Welcome, {username}")).to_be_visible()
+
+
+def test_a_large_execute_waits_for_a_second_operations_user(
+    page,
+    browser,
+    live_server,
+    make_staff,
+    sandbox,
+    customer,
+    screenshot,
+):
+    log_in_as(page, live_server, make_staff, "olga")
+    build_quote(page, live_server, customer, amount="20000.00")
+    page.get_by_role("button", name="Create quote").click()
+    expect(page.get_by_role("heading", name="Quote")).to_be_visible()
+    follow(page, page.get_by_role("button", name="Execute…"))
+    expect(page.locator("#approval-needed")).to_contain_text("a second person holding move_money must approve")
+    page.get_by_role("button", name="Ask for approval").click()
+    expect(page.locator("#approval-status")).to_have_text("Waiting for approval")
+    expect(page.get_by_role("button", name="Approve and execute")).to_have_count(0)  # not the maker's to approve
+    screenshot("requested")
+    assert not Transaction.objects.exists()
+
+    # A second operations user, in a browser of their own.
+    context = browser.new_context()
+    checker = context.new_page()
+    log_in_as(checker, live_server, make_staff, "pavel")
+    follow(checker, checker.get_by_role("link", name="Waiting for approval"))
+    row = checker.locator("table.approvals tbody tr").first
+    expect(row).to_contain_text("olga")
+    expect(row).to_contain_text("Execute 20000 USD")
+    follow(checker, row.get_by_role("link"))
+    expect(checker.locator("#maker")).to_contain_text("olga")
+    expect(checker.locator("dl.tx-facts").first).to_contain_text(
+        "Base wallet (External crypto wallet, USDC on BASE, …abab)"
+    )
+    checker.get_by_role("button", name="Approve and execute").click()
+
+    expect(checker.locator("#tx-status")).to_have_text("Awaiting transfer")
+    expect(checker.locator("#tx-maker")).to_contain_text("olga")
+    expect(checker.locator("#tx-checker")).to_contain_text("pavel")
+    tx = Transaction.objects.get()
+    approval = ApprovalRequest.objects.get()
+    assert (approval.status, approval.transaction_id, approval.checker.username) == (
+        "executed",
+        tx.transaction_id,
+        "pavel",
+    )
+    context.close()
+
+    # The maker sees it done.
+    page.reload()
+    expect(page.locator("#approval-status")).to_have_text("Done")
+    expect(page.get_by_role("link", name=tx.transaction_id)).to_be_visible()
