@@ -54,10 +54,15 @@ def auditor_user(make_staff):
     return make_staff("auditor")
 
 
-def authenticated_now(client, user) -> None:
-    """Record in the client's session that `user` has just proved who they are, as allauth's
-    login does: pages under core.access.recent_auth_required then open without asking again."""
+def authenticated_now(client, user=None) -> None:
+    """Record in the client's session that `user` (by default the one logged in) has just proved
+    who they are, as allauth's login does: pages under core.access.recent_auth_required then open
+    without asking again."""
     session = client.session
+    if user is None:
+        from django.contrib.auth import get_user_model
+
+        user = get_user_model().objects.get(pk=session["_auth_user_id"])
     session["account_authentication_methods"] = [{"method": "password", "at": time.time(), "username": user.username}]
     session["account_authentication_methods_user"] = str(user.pk)
     session.save()

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core.access import require_permission, role_required
+from core.access import recent_auth_required, require_permission, role_required
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 
@@ -93,9 +93,10 @@ def _checkable(request, pk) -> ApprovalRequest:
     return approval
 
 
-# Re-authentication (core.access.recent_auth_required) belongs on approve_approval_request and
-# on quotes.execute_quote, directly under role_required: the two views that move money.
+# The two views that move money (this and quotes.execute_quote) ask for the password or the
+# second factor again when the last check is old (recent_auth_required, under role_required).
 @role_required("view_payments")
+@recent_auth_required
 @require_POST
 def approve_approval_request(request, pk):
     approval = _checkable(request, pk)

@@ -8,7 +8,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
-from core.access import role_required
+from core.access import recent_auth_required, role_required
 from core.api_errors import api_error_message
 from core.redirects import moved
 from customers.models import Customer, CustomerStatus
@@ -171,8 +171,8 @@ def _execute_context(quote: Quote, form: ExecuteForm) -> dict:
     }
 
 
-# Re-authentication (core.access.recent_auth_required) goes here too, under role_required.
 @role_required("move_money")
+@recent_auth_required
 @require_http_methods(["GET", "POST"])
 def execute_quote(request, quote_id):
     """The confirmation (GET: who, from and to which accounts, how much, at what rate and fees,

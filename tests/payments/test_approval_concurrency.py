@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from payments.models import ApprovalRequest, Quote, Transaction
 from payments.services import approvals
+from tests.conftest import authenticated_now
 from tests.payments.test_execute_concurrency import BreakerPerThread
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
@@ -31,6 +32,7 @@ def _request(upstream, maker) -> ApprovalRequest:
     setup = sandbox_customer(upstream)
     client = Client()
     client.force_login(maker)
+    authenticated_now(client, maker)
     client.post(reverse("payments-create-quote"), quote_post_data(setup, amount="25000.00"))
     quote = Quote.objects.get()
     client.post(reverse("payments-execute-quote", args=[quote.quote_id]), {})
@@ -67,6 +69,7 @@ def test_two_checkers_at_once_make_one_transaction_on_postgresql(upstream, fault
         try:
             client = Client()
             client.force_login(user)
+            authenticated_now(client, user)
             answers.append(client.post(reverse("payments-approve-approval-request", args=[approval.pk])))
         except Exception as exc:  # reported below: a thread's failure must fail the test
             errors.append(exc)
@@ -97,6 +100,7 @@ def test_two_checkers_one_after_the_other_make_one_transaction(upstream, make_st
     for user in (make_staff("operations", "pavel"), make_staff("admin", "rita")):
         client = Client()
         client.force_login(user)
+        authenticated_now(client, user)
         response = client.post(reverse("payments-approve-approval-request", args=[approval.pk]), follow=True)
         messages.append(response.content.decode())
     assert _upstream_transactions() == 1

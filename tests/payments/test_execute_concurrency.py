@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from payments.models import Quote, Transaction
 from paymentsapi import make_breaker
+from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 ON_POSTGRESQL = connection.vendor == "postgresql"
@@ -45,6 +46,7 @@ def _quote(upstream, user) -> Quote:
     setup = sandbox_customer(upstream)
     client = Client()
     client.force_login(user)
+    authenticated_now(client, user)
     client.post(reverse("payments-create-quote"), quote_post_data(setup))
     return Quote.objects.get()
 
@@ -69,6 +71,7 @@ def test_two_simultaneous_executes_make_one_transaction_on_postgresql(upstream, 
         try:
             client = Client()
             client.force_login(user)
+            authenticated_now(client, user)
             answers.append(client.post(reverse("payments-execute-quote", args=[quote.quote_id]), {}))
         except Exception as exc:  # reported below: a thread's failure must fail the test
             errors.append(exc)
@@ -97,6 +100,7 @@ def test_two_executes_one_after_the_other_with_the_same_key_make_one_transaction
     for user in (alice, bob):
         client = Client()
         client.force_login(user)
+        authenticated_now(client, user)
         # Skip the local shortcut (an executed quote redirects without a call): the API's
         # replay under the quote's key is what must hold.
         Transaction.objects.filter(quote_id=quote.quote_id).delete()

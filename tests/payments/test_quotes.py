@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from payments.models import Quote, Transaction
+from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 
@@ -101,6 +102,7 @@ def test_preview_shows_the_api_message_for_an_impossible_pair(client_as, setup):
 
 def test_operations_creates_a_quote_with_its_own_idempotency_key(client_as, operations_user, client, setup):
     client.force_login(operations_user)
+    authenticated_now(client, operations_user)
     quote = _create_quote(client, setup, developer_fee="1.00", correlation_id="order-42")
     assert quote.customer.customer_id == setup["customer_id"]
     assert quote.created_by == operations_user
@@ -202,6 +204,7 @@ def test_execute_after_a_timeout_is_safe_to_retry(client_as, setup, faulty_upstr
 @pytest.mark.parametrize("role", ["compliance", "auditor"])
 def test_readers_see_the_quote_without_execute(client_as, role, setup, operations_user, client):
     client.force_login(operations_user)
+    authenticated_now(client, operations_user)
     quote = _create_quote(client, setup)
     html = client_as(role).get(reverse("payments-view-quote", args=[quote.quote_id])).content.decode()
     assert quote.quote_id in html and 'id="execute-button"' not in html

@@ -8,6 +8,7 @@ from django.urls import reverse
 from core.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest, AutomationRule
+from tests.conftest import authenticated_now
 from tests.payments.account_fixtures import make_account, make_customer
 
 CREATE = reverse("payments-create-automation-rule")
@@ -32,6 +33,7 @@ def setup(upstream):
 @pytest.fixture
 def admin(client, make_staff):
     client.force_login(make_staff("admin", "ann"))
+    authenticated_now(client)
     return client
 
 
@@ -39,6 +41,7 @@ def admin(client, make_staff):
 def checker(make_staff):
     other = Client()
     other.force_login(make_staff("admin", "bob"))
+    authenticated_now(other)
     return other
 
 

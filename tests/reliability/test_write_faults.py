@@ -39,6 +39,14 @@ NO_API_CALL = {
     "payments-edit-automation-rule": "asks for approval: the change is written when another admin approves",
     "payments-reject-approval-request": "a request's decision is back-office state",
     "payments-withdraw-approval-request": "a request's decision is back-office state",
+    "core-set-time-zone": "a staff member's own time zone: back-office state",
+    "core-create-staff": "staff are back-office state",
+    "core-change-staff-roles": "staff are back-office state",
+    "core-deactivate-staff": "staff are back-office state",
+    "core-reactivate-staff": "staff are back-office state",
+    "core-reset-staff-mfa": "staff are back-office state",
+    "core-unlock-staff": "staff are back-office state",
+    "core-create-staff-password-link": "staff are back-office state",
 }
 # Back-office state in the payments app, not the mirror: a failed write may change a request's status.
 NOT_MIRROR = {"approvalrequest"}

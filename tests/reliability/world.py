@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from mirror.sync import refresh_customer, sync_payment_accounts
+from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 RULE_FORM = {
@@ -29,9 +30,11 @@ class World:
         self.faulty, self.sandbox = faulty, faulty.sandbox
         self.admin = Client()
         self.admin.force_login(make_staff("admin", "world-admin"))
+        authenticated_now(self.admin)
         # The second person of four-eyes: approves what world-admin asks for.
         self.checker = Client()
         self.checker.force_login(make_staff("admin", "world-checker"))
+        authenticated_now(self.checker)
 
     def _healthy(self):
         assert self.faulty.mode is None, "records are made while the upstream answers"

@@ -15,7 +15,7 @@ from core.upstream import override_client
 from customers.models import Customer
 from payments.models import AutomationRule, PaymentAccount, Quote
 from paymentsapi import PaymentsApiClient
-from tests.conftest import ROLES
+from tests.conftest import ROLES, authenticated_now
 from tests.factories import TransactionFactory
 from tests.payments.transactions_helpers import sandbox_customer
 from tests.security.common import GETS, MATRIX, POSTS, allowed_role, mirror_fingerprint, url_of
@@ -152,6 +152,7 @@ def second_admin(make_staff) -> Client:
     """The checker who approves what the test's admin asks for (four-eyes)."""
     client = Client()
     client.force_login(make_staff("admin", "second-admin"))
+    authenticated_now(client)
     return client
 
 
@@ -230,6 +231,7 @@ def test_a_case_is_assigned_only_to_colleagues_who_work_on_customers(client_as, 
 # Every URL that takes an id: an id the mirror does not have is a 404, and no API call.
 UNKNOWN_IDS = {
     "customers-view-customer": {"customer_id": "cus-nowhere"},
+    "customers-view-customer-live": {"customer_id": "cus-nowhere"},
     "customers-refresh-customer": {"customer_id": "cus-nowhere"},
     "customers-assign-customer": {"customer_id": "cus-nowhere"},
     "customers-add-note": {"customer_id": "cus-nowhere"},
@@ -246,6 +248,7 @@ UNKNOWN_IDS = {
     "payments-view-quote": {"quote_id": "quo-nowhere"},
     "payments-execute-quote": {"quote_id": "quo-nowhere"},
     "payments-view-transaction": {"transaction_id": "tx-nowhere"},
+    "payments-view-transaction-live": {"transaction_id": "tx-nowhere"},
     "payments-refresh-transaction": {"transaction_id": "tx-nowhere"},
     "payments-cancel-transaction": {"transaction_id": "tx-nowhere"},
     "payments-view-approval-request": {"pk": 999_999},
@@ -290,6 +293,7 @@ def test_the_matrix_lists_every_write():
 
     user = get_user_model().objects.create_superuser("root", password="x")
     client.force_login(user)
+    authenticated_now(client, user)
     for name in GETS:
         response = client.post(url_of(name), {})
         assert response.status_code == 405, (name, response.status_code)
@@ -324,6 +328,7 @@ def test_every_post_needs_the_csrf_token(make_staff, upstream, name):
     access = MATRIX[name]
     client = Client(enforce_csrf_checks=True)
     client.force_login(make_staff(allowed_role(name)))
+    authenticated_now(client)
     url = url_of(name)
     data = access.data() if access.data else {}
     before = mirror_fingerprint()

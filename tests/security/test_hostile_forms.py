@@ -215,6 +215,10 @@ def targets(name: str, upstream) -> list[Target]:
         from payments.forms.transactions import BulkCancelForm
 
         return [Target(url_of(name), _fields(BulkCancelForm), base)]
+    if name == "core-set-time-zone":
+        from core.forms import TimeZoneForm
+
+        return [Target(url_of(name), _fields(TimeZoneForm), {"time_zone": "Europe/Berlin"})]
     # Actions without a form (refresh, replay): junk fields must be ignored.
     assert name in FORMLESS, f"{name}: a new POST of the matrix needs its hostile cases here"
     return [Target(url_of(name), {"unexpected": forms.CharField()}, base)]
