@@ -237,6 +237,7 @@ CELERY_BEAT_SCHEDULE = {
     "sync-mirror": {"task": "mirror.tasks.sync_mirror", "schedule": SYNC_INTERVAL_SECONDS},
     "refresh-transactions": {"task": "mirror.tasks.refresh_transactions", "schedule": TRANSACTION_REFRESH_SECONDS},
     "sweep-webhook-inbox": {"task": "mirror.tasks.sweep_webhook_inbox", "schedule": 60},
+    "refresh-home-figures": {"task": "backoffice.tasks.refresh_home_figures", "schedule": 60},
 }
 if SANDBOX_MOUNTED:
     # The sandbox's own clock work: reviews, expiry and processing, rules, webhook retries.
@@ -253,6 +254,11 @@ EAGER_BEAT = env.bool("EAGER_BEAT", default=DEBUG)
 # Compliance case work: hours a case may wait on us, and when a CREATED customer needs a person.
 CUSTOMERS_REVIEW_SLA_HOURS = env.int("CUSTOMERS_REVIEW_SLA_HOURS", default=24)
 CUSTOMERS_CREATED_STALE_MINUTES = env.int("CUSTOMERS_CREATED_STALE_MINUTES", default=60)
+# Figures of the admin's home page that other code may provide: the dotted path of a function
+# of no arguments that returns a count, or None where the figure does not apply yet (shown as
+# "not configured", or left out). The defaults are in backoffice/home_figures.py.
+HOME_STAFF_WITHOUT_MFA = "backoffice.home_figures.staff_without_mfa"
+HOME_APPROVALS_WAITING = "backoffice.home_figures.approvals_waiting"
 
 if SANDBOX_MOUNTED:
     REST_FRAMEWORK = {
