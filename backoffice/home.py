@@ -42,6 +42,8 @@ class Figure:
     value: object
     url: str = ""
     note: str = ""
+    # When a rolled-up figure was computed (the page shows its age); None for a live one.
+    as_of: dt.datetime | None = None
 
 
 @dataclass
@@ -119,12 +121,15 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
             Figure("Over SLA", data["sla_breached"], _url(queue, sla="breached")),
             Figure("SLA ends within 2 hours", data["sla_due"], _url(queue, sla="due")),
         ]
-        context["unassigned"] = Figure("Unassigned cases", data["unassigned"], _url(queue, assignee="none"))
+        context["unassigned"] = Figure(
+            "Unassigned cases", data["unassigned"], _url(queue, assignee="none"), as_of=snapshot.computed_at
+        )
         median = data["median_seconds"]
         context["median"] = Figure(
             "Median time to a decision",
-            duration(dt.timedelta(seconds=median)) if median is not None else "no decision yet",
-            note=f"{data['decision_count']} decisions, {rollups.WINDOWS[rollups.DECISIONS]} days",
+            duration(dt.timedelta(seconds=median)) if median is not None else "not known yet",
+            note=f"from the opening of the case, {data['decision_count']} decisions in "
+            f"{rollups.WINDOWS[rollups.DECISIONS]} days",
         )
         context["decisions"] = decisions_chart(data["decisions"])
     section.context = context

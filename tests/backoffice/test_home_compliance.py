@@ -107,7 +107,7 @@ def test_an_empty_mirror_shows_zeros(client, compliance_user):
     assert shown["All cases needing a person"][0] == "0"
     assert shown["Over SLA"][0] == "0"
     assert shown["Unassigned cases"][0] == "0"
-    assert shown["Median time to a decision"][0] == "no decision yet"
+    assert shown["Median time to a decision"][0] == "not known yet"
 
 
 def test_before_the_first_roll_up_the_section_says_not_computed_yet(client, compliance_user, cases):

@@ -66,6 +66,8 @@ def test_decisions_per_day_by_outcome_and_the_median_time_from_the_case_opening(
     other = CustomerFactory(status=CustomerStatus.REJECTED)
     CustomerStatusChangeFactory(customer=other, old_status="ACTIVE", new_status="UNDER_REVIEW", changed_at=days_ago(2))
     CustomerStatusChangeFactory(customer=other, new_status="REJECTED", changed_at=NOW - dt.timedelta(hours=11))
+    # A decision whose case opened before the history began: counted, no duration.
+    CustomerStatusChangeFactory(changed_at=days_ago(1, hours=2))
     # Not decisions: first seen already active (no case), and an old one outside the window.
     CustomerStatusChangeFactory(old_status="", new_status="ACTIVE", changed_at=days_ago(1))
     CustomerStatusChangeFactory(changed_at=days_ago(20))
@@ -74,9 +76,9 @@ def test_decisions_per_day_by_outcome_and_the_median_time_from_the_case_opening(
 
     data = Snapshot.objects.get(name="compliance").data
     by_day = {d["day"]: d for d in data["decisions"]}
-    assert by_day["2026-03-09"] == {"day": "2026-03-09", "ACTIVE": 1}
+    assert by_day["2026-03-09"] == {"day": "2026-03-09", "ACTIVE": 2}
     assert by_day["2026-03-10"] == {"day": "2026-03-10", "REJECTED": 1}
-    assert data["decision_count"] == 2
+    assert data["decision_count"] == 3
     # 48 hours for the approval, 37 for the rejection: the median is their mean.
     assert data["median_seconds"] == (48 + 37) * 3600 // 2
 
