@@ -7,6 +7,7 @@ every snapshot it needs in one query.
 """
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -34,6 +35,20 @@ DECISION_SERIES = [("Approved", "url(#pattern-approved)"), ("Rejected", "url(#pa
 # The order of the needs-a-person statuses on the page: CREATED counts once it waited too long.
 QUEUE_STATUSES = [*NEEDS_PERSON, CustomerStatus.CREATED]
 STATUS_LABELS = dict(CustomerStatus.choices)
+# The circuit breaker's states (core.upstream), in words and as a badge.
+BREAKER_BADGES = {
+    "closed": ("ok", "calls go through"),
+    "open": ("bad", "calls paused after failures"),
+    "half-open": ("warn", "one trial call allowed"),
+}
+
+
+def age(moment: dt.datetime | None, now: dt.datetime | None = None) -> str:
+    """ "just now", "4 min ago", "2 h 5 min ago": how old a figure is."""
+    if moment is None:
+        return ""
+    since = (now or timezone.now()) - moment
+    return "just now" if since < dt.timedelta(minutes=1) else f"{duration(since)} ago"
 
 
 @dataclass
@@ -44,6 +59,10 @@ class Figure:
     note: str = ""
     # When a rolled-up figure was computed (the page shows its age); None for a live one.
     as_of: dt.datetime | None = None
+
+    @property
+    def age(self) -> str:
+        return age(self.as_of)
 
 
 @dataclass
@@ -56,10 +75,20 @@ class Section:
     computed: bool = True
     context: dict = field(default_factory=dict)
 
+    @property
+    def age(self) -> str:
+        return age(self.as_of)
+
+
+@functools.cache
+def _path(name: str) -> str:
+    # A list's path, once per process: a page links a few dozen figures to a handful of lists.
+    return reverse(name)
+
 
 def _url(name: str, **query) -> str:
     query = {k: v for k, v in query.items() if v not in (None, "")}
-    return reverse(name) + (f"?{urlencode(query, doseq=True)}" if query else "")
+    return _path(name) + (f"?{urlencode(query, doseq=True)}" if query else "")
 
 
 def snapshots(names: list[str]) -> dict[str, Snapshot]:
@@ -104,7 +133,7 @@ def _rolled(role: str, title: str, template: str, snapshot: Snapshot | None) -> 
 
 
 def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
-    section = _rolled(Role.COMPLIANCE, "Compliance", "backoffice/_home_compliance.html", snapshot)
+    section = _rolled(Role.COMPLIANCE, "Compliance", "backoffice/_home_compliance.jinja", snapshot)
     queue = "customers-list-customers"
     mine = Customer.objects.filter(needs_person_q(), assignee=user).count()
     context = {"mine": Figure("My claimed cases", mine, _url(queue, assignee="me"), "live")}
@@ -154,7 +183,7 @@ def decisions_chart(days: list[dict]) -> charts.ColumnChart:
 
 
 def operations_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
-    section = _rolled(Role.OPERATIONS, "Operations", "backoffice/_home_operations.html", snapshot)
+    section = _rolled(Role.OPERATIONS, "Operations", "backoffice/_home_operations.jinja", snapshot)
     listing = "payments-list-transactions"
     expiring = Transaction.objects.filter(
         status=TransactionStatus.AWAITING_TRANSFER,
@@ -230,24 +259,31 @@ def volume_chart(volume: dict) -> dict:
 
 def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
     inbox = home_figures.inbox_state()
-    inbox_url = reverse("mirror-list-inbox-events")
+    inbox_url = _path("mirror-list-inbox-events")
     mfa = home_figures.provided("HOME_STAFF_WITHOUT_MFA")
     approvals = home_figures.provided("HOME_APPROVALS_WAITING")
+    breaker = get_client().breaker.current_state
     context = {
         "syncs": [
-            {"kind": kind, "run": run, "age": now - run.finished_at if run and run.finished_at else None}
+            {
+                "kind": kind,
+                "finished_at": run.finished_at if run else None,
+                "age": age(run.finished_at, now) if run else "",
+            }
             for kind, run in home_figures.last_syncs()
         ],
         "inbox": [
             Figure("Webhook events waiting", inbox.received, f"{inbox_url}?state=received"),
             Figure("Failed events", inbox.failed, f"{inbox_url}?state=failed"),
         ],
-        "oldest_waiting": now - inbox.oldest_waiting if inbox.oldest_waiting else None,
-        "breaker": get_client().breaker.current_state,
+        "oldest_waiting": age(inbox.oldest_waiting, now),
+        "breaker": breaker,
+        "breaker_badge": BREAKER_BADGES.get(breaker, ("warn", ""))[0],
+        "breaker_text": BREAKER_BADGES.get(breaker, ("warn", ""))[1],
         "mfa": Figure("Staff without a second factor", mfa if mfa is not None else "not configured"),
         "approvals": Figure("Approvals waiting", approvals) if approvals is not None else None,
     }
-    return Section(role=Role.ADMIN, title="Admin", template="backoffice/_home_admin.html", context=context)
+    return Section(role=Role.ADMIN, title="Admin", template="backoffice/_home_admin.jinja", context=context)
 
 
 # --- Auditor ------------------------------------------------------------------------------------
@@ -258,6 +294,6 @@ def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Sec
     context = {
         "events": list(AuditEvent.objects.order_by("-created_at", "-id")[:LATEST_AUDIT_EVENTS]),
         "approvals": list(model._default_manager.order_by("-pk")[:LATEST_AUDIT_EVENTS]) if model else None,
-        "audit_url": reverse("core-list-audit-events"),
+        "audit_url": _path("core-list-audit-events"),
     }
-    return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.html", context=context)
+    return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.jinja", context=context)

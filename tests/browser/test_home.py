@@ -60,7 +60,7 @@ def test_each_demo_role_sees_its_home_page(page, live_server, make_staff, screen
     for other in SEES:
         if other != role:
             expect(page.get_by_role("region", name=other.capitalize())).to_have_count(0)
-    screenshot("home", docs=f"home-{role}.png")
+    screenshot("home")
     if label:
         figure.click()
         expect(page).not_to_have_url(f"{live_server.url}/")
