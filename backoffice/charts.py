@@ -18,6 +18,10 @@ class Bar:
     fill: str
     title: str
     href: str = ""
+    # Where a stacked bar writes its own value, when it is tall enough to hold it.
+    text_x: float = 0
+    text_y: float = 0
+    show_value: bool = False
 
 
 @dataclass
@@ -65,6 +69,7 @@ def stacked_columns(
         column.values = [values.get(index, 0) for index in range(len(series))]
         column.show_label = len(columns) <= 16 or i % 2 == (len(columns) - 1) % 2
         y = base
+        stacked = sum(1 for _, v in column.parts if v) > 1
         for index, value in column.parts:
             if not value:
                 continue
@@ -80,6 +85,11 @@ def stacked_columns(
                     value=value,
                     fill=fill,
                     title=f"{column.label}: {value} {name.lower()}",
+                    text_x=column.center,
+                    text_y=round(y + h / 2 + 4, 1),
+                    # The column's total is written above it; each part's value only when
+                    # there are several and the part has room for a line of text.
+                    show_value=stacked and h >= 14,
                 )
             )
         column.label_y = round(y - 4, 1)

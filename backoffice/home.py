@@ -13,6 +13,7 @@ from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.core.cache import cache
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
@@ -157,8 +158,8 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
         context["median"] = Figure(
             "Median time to a decision",
             duration(dt.timedelta(seconds=median)) if median is not None else "not known yet",
-            note=f"from the opening of the case, {data['decision_count']} decisions in "
-            f"{rollups.WINDOWS[rollups.DECISIONS]} days",
+            note=f"from the opening of the case; {data['decision_count']} "
+            f"decision{pluralize(data['decision_count'])} in {rollups.WINDOWS[rollups.DECISIONS]} days",
         )
         context["decisions"] = decisions_chart(data["decisions"])
     section.context = context
