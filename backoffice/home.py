@@ -162,6 +162,7 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
             f"decision{pluralize(data['decision_count'])} in {rollups.WINDOWS[rollups.DECISIONS]} days",
         )
         context["decisions"] = decisions_chart(data["decisions"])
+        context["older_days_minutes"] = rollups.older_days_minutes(rollups.DECISIONS)
     section.context = context
     return section
 
@@ -222,6 +223,7 @@ def operations_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
             for value, label in ((TransactionStatus.FAILED, "Failed"), (TransactionStatus.EXPIRED, "Expired"))
         ]
         context["volume"] = volume_chart(data["volume"])
+        context["older_days_minutes"] = rollups.older_days_minutes(rollups.TRANSACTIONS)
     section.context = context
     return section
 

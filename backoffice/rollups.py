@@ -38,6 +38,11 @@ VOLUME_SERIES = 6
 COMPLIANCE, OPERATIONS = "compliance", "operations"
 
 
+def older_days_minutes(figure: str) -> int:
+    """At most how many minutes (runs) an older day of the window waits for its recomputation."""
+    return -(-(WINDOWS[figure] - 2) // STALEST_PER_RUN)
+
+
 def day_bounds(day: dt.date) -> tuple[dt.datetime, dt.datetime]:
     start = dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
     return start, start + dt.timedelta(days=1)

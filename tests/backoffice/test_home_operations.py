@@ -103,3 +103,21 @@ def test_an_empty_mirror_shows_zeros(client, operations_user):
     assert shown["Completed"][0] == "0"
     assert shown["Failed rate"][0] == "—"
     assert b"No completed transaction in the last 30 days." in response.content
+
+
+def test_before_the_first_roll_up_only_the_live_figure_shows(client, operations_user, transactions):
+    from django.core.cache import cache
+
+    cache.add("home:first-refresh", 1, 60)  # a refresh was asked for and has not run yet
+    client.force_login(operations_user)
+    response = home(client)
+    assert b"Not computed yet" in response.content
+    shown = figures(response)
+    assert shown["Awaiting funds, expiring within 10 minutes"][0] == "1"
+    assert "Processing too long" not in shown and "Failed rate" not in shown
+
+
+def test_older_days_say_how_late_they_may_be(client, operations_user, transactions):
+    rollups.refresh()
+    client.force_login(operations_user)
+    assert b"older days (their transactions' later statuses) at least every 14 minutes" in home(client).content
