@@ -40,10 +40,12 @@ def cases(compliance_user):
         ),
         "done": CustomerFactory(name="Done Active", status=CustomerStatus.ACTIVE),
     }
+    # Decided today (whatever the hour the test runs), three hours after the case opened.
+    decided = max(now - dt.timedelta(hours=2), now.replace(hour=0, minute=0, second=0, microsecond=0))
     CustomerStatusChangeFactory(
-        customer=made["done"], old_status="", new_status="UNDER_REVIEW", changed_at=now - dt.timedelta(hours=5)
+        customer=made["done"], old_status="", new_status="UNDER_REVIEW", changed_at=decided - dt.timedelta(hours=3)
     )
-    CustomerStatusChangeFactory(customer=made["done"], changed_at=now - dt.timedelta(hours=2))
+    CustomerStatusChangeFactory(customer=made["done"], changed_at=decided)
     return made
 
 
