@@ -36,6 +36,8 @@ STALEST_PER_RUN = 2
 # The volume chart shows this many rail·currency pairs, the busiest.
 VOLUME_SERIES = 6
 COMPLIANCE, OPERATIONS = "compliance", "operations"
+# Raised when a snapshot's keys change: the pages treat an older one as not computed yet.
+SNAPSHOT_VERSION = 1
 
 
 def older_days_minutes(figure: str) -> int:
@@ -163,6 +165,7 @@ def transaction_key(status: str, rail: str, currency: str) -> str:
 def write_snapshots(now: dt.datetime) -> None:
     today = now.astimezone(dt.UTC).date()
     for name, data in ((COMPLIANCE, compliance_data(now, today)), (OPERATIONS, operations_data(now, today))):
+        data["version"] = SNAPSHOT_VERSION
         Snapshot.objects.update_or_create(name=name, defaults={"data": data, "computed_at": now})
 
 

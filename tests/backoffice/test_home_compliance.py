@@ -120,3 +120,26 @@ def test_before_the_first_roll_up_the_section_says_not_computed_yet(client, comp
     shown = figures(response)
     assert shown["My claimed cases"][0] == "1"
     assert "Over SLA" not in shown
+
+
+def test_a_failed_computation_on_demand_leaves_the_live_figures(client, compliance_user, cases, monkeypatch):
+    from backoffice import tasks
+
+    def broker_down():
+        raise ConnectionError("no broker")
+
+    monkeypatch.setattr(tasks.refresh_home_figures, "delay", broker_down)
+    client.force_login(compliance_user)
+    response = home(client)
+    assert b"Not computed yet" in response.content
+    assert figures(response)["My claimed cases"][0] == "1"
+
+
+def test_a_snapshot_of_an_older_shape_counts_as_not_computed(client, compliance_user, cases):
+    from backoffice.models import Snapshot
+
+    rollups.refresh()
+    Snapshot.objects.filter(name="compliance").update(data={"needs_person": {}})
+    cache.add("home:first-refresh", 1, 60)
+    client.force_login(compliance_user)
+    assert b"Not computed yet" in home(client).content
