@@ -95,19 +95,7 @@ TEMPLATES = [
             ],
         },
     },
-    {
-        # Only the .jinja row partials of long lists (core/jinja2.py).
-        "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "NAME": "jinja2",
-        "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": False,
-        "OPTIONS": {"environment": "core.jinja2.environment"},
-    },
 ]
-
-# Form widgets render with Django's own Jinja2 templates of them: the same HTML, at about half
-# the processor time of the template language (a select of currencies is an include per option).
-FORM_RENDERER = "django.forms.renderers.Jinja2"
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))

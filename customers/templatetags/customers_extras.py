@@ -1,19 +1,6 @@
 from django import template
-from django.urls import NoReverseMatch, reverse
 
 register = template.Library()
-
-
-@register.simple_tag
-def optional_url(names: str, *args) -> str:
-    """The first of these comma-separated URL names that exists, or "": the payments pages
-    are built beside this workspace, and a missing one must not break the customer page."""
-    for name in names.split(","):
-        try:
-            return reverse(name.strip(), args=args)
-        except NoReverseMatch:
-            continue
-    return ""
 
 
 @register.filter

@@ -4,6 +4,7 @@
   handling. This folder is the only place where the upstream is mocked.
 - `sandbox_client`: the real client over the real sandbox, in-process through WSGI; it shares
   the test's database transaction because the WSGI app runs in the test's thread.
+- `funded`: an ACTIVE sandbox customer with a wallet and a bank account to quote between.
 """
 
 import uuid
@@ -14,6 +15,7 @@ import pytest
 from django.core.wsgi import get_wsgi_application
 
 from paymentsapi import PaymentsApiClient
+from tests.paymentsapi.sandbox_data import active_customer, bank_account, crypto_wallet
 
 API_KEY = "sk_live_do_not_leak_4f9a1c2e7b"
 BASE_URL = "https://payments.example/v1"
@@ -191,3 +193,12 @@ class Helpers:
 @pytest.fixture
 def helpers(sandbox_transport, sandbox_key) -> Helpers:
     return Helpers(sandbox_transport, sandbox_key)
+
+
+@pytest.fixture
+def funded(sandbox_client, helpers):
+    """An ACTIVE customer with a USDC wallet on BASE (source) and a USD ACH bank account."""
+    customer = active_customer(sandbox_client, helpers)
+    wallet = crypto_wallet(sandbox_client, customer.customer_id)
+    bank = bank_account(sandbox_client, customer.customer_id)
+    return customer, wallet, bank
