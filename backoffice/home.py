@@ -145,33 +145,35 @@ def _rolled(role: str, title: str, template: str, snapshot: Snapshot | None) -> 
 
 
 def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
-    section = _rolled(Role.COMPLIANCE, "Compliance", "backoffice/_home_compliance.jinja", snapshot)
+    section = _rolled(Role.COMPLIANCE, "Compliance", "backoffice/_home_compliance.html", snapshot)
     queue = "customers-list-customers"
     mine = Customer.objects.filter(needs_person_q(), assignee=user).count()
-    context = {"mine": Figure("My claimed cases", mine, _url(queue, assignee="me"), "live")}
+    context = {"casework": [Figure("My claimed cases", mine, _url(queue, assignee="me"), "live")]}
     if snapshot:
         data = snapshot.data
         context["needs_person"] = [
             Figure(STATUS_LABELS[s], data["needs_person"].get(s, 0), _url(queue, view="queue", status=s))
             for s in QUEUE_STATUSES
         ]
-        context["needs_person_total"] = Figure(
-            "All cases needing a person", sum(data["needs_person"].values()), _url(queue)
+        context["needs_person"].append(
+            Figure("All cases needing a person", sum(data["needs_person"].values()), _url(queue))
         )
         context["sla"] = [
             Figure("Over SLA", data["sla_breached"], _url(queue, sla="breached")),
             Figure("SLA ends within 2 hours", data["sla_due"], _url(queue, sla="due")),
         ]
-        context["unassigned"] = Figure(
-            "Unassigned cases", data["unassigned"], _url(queue, assignee="none"), as_of=snapshot.computed_at
+        context["casework"].append(
+            Figure("Unassigned cases", data["unassigned"], _url(queue, assignee="none"), as_of=snapshot.computed_at)
         )
         median = data["median_seconds"]
-        context["median"] = Figure(
-            "Median time to a decision",
-            duration(dt.timedelta(seconds=median)) if median is not None else "not known yet",
-            note=f"from the opening of the case; {data['decision_count']} "
-            f"decision{pluralize(data['decision_count'])} in {rollups.WINDOWS[rollups.DECISIONS]} days",
-        )
+        context["median"] = [
+            Figure(
+                "Median time to a decision",
+                duration(dt.timedelta(seconds=median)) if median is not None else "not known yet",
+                note=f"from the opening of the case; {data['decision_count']} "
+                f"decision{pluralize(data['decision_count'])} in {rollups.WINDOWS[rollups.DECISIONS]} days",
+            )
+        ]
         context["decisions"] = decisions_chart(data["decisions"])
         context["older_days_minutes"] = rollups.older_days_minutes(rollups.DECISIONS)
     section.context = context
@@ -196,7 +198,7 @@ def decisions_chart(days: list[dict]) -> charts.ColumnChart:
 
 
 def operations_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
-    section = _rolled(Role.OPERATIONS, "Operations", "backoffice/_home_operations.jinja", snapshot)
+    section = _rolled(Role.OPERATIONS, "Operations", "backoffice/_home_operations.html", snapshot)
     listing = "payments-list-transactions"
     expiring = Transaction.objects.filter(
         status=TransactionStatus.AWAITING_TRANSFER,
@@ -204,12 +206,14 @@ def operations_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
         expires_at__lt=now + dt.timedelta(minutes=EXPIRING_MINUTES),
     ).count()
     context = {
-        "expiring": Figure(
-            f"Awaiting funds, expiring within {EXPIRING_MINUTES} minutes",
-            expiring,
-            _url(listing, status=TransactionStatus.AWAITING_TRANSFER, expires_within=EXPIRING_MINUTES),
-            "live",
-        )
+        "expiring": [
+            Figure(
+                f"Awaiting funds, expiring within {EXPIRING_MINUTES} minutes",
+                expiring,
+                _url(listing, status=TransactionStatus.AWAITING_TRANSFER, expires_within=EXPIRING_MINUTES),
+                "live",
+            )
+        ]
     }
     if snapshot:
         data = snapshot.data
@@ -264,8 +268,15 @@ def volume_chart(volume: dict) -> dict:
                 ),
             }
         )
-    table = [{"day": day, "amounts": [row["amounts"][i] for row in rows]} for i, day in enumerate(days)]
-    return {"rows": rows, "days": days, "pairs": volume["pairs"], "table": table}
+    labels = [f"{day:%-d %b}" for day in days]
+    table = [{"label": label, "amounts": [row["amounts"][i] for row in rows]} for i, label in enumerate(labels)]
+    return {
+        "rows": rows,
+        "pairs": volume["pairs"],
+        "table": table,
+        "first_label": labels[0] if labels else "",
+        "last_label": labels[-1] if labels else "",
+    }
 
 
 # --- Admin --------------------------------------------------------------------------------------
@@ -294,10 +305,11 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
         "breaker": breaker,
         "breaker_badge": BREAKER_BADGES.get(breaker, ("warn", ""))[0],
         "breaker_text": BREAKER_BADGES.get(breaker, ("warn", ""))[1],
-        "mfa": Figure("Staff without a second factor", mfa if mfa is not None else "not configured"),
-        "approvals": Figure("Approvals waiting", approvals) if approvals is not None else None,
+        "staff": [Figure("Staff without a second factor", mfa if mfa is not None else "not configured")],
     }
-    return Section(role=Role.ADMIN, title="Admin", template="backoffice/_home_admin.jinja", context=context)
+    if approvals is not None:
+        context["staff"].append(Figure("Approvals waiting", approvals))
+    return Section(role=Role.ADMIN, title="Admin", template="backoffice/_home_admin.html", context=context)
 
 
 # --- Auditor ------------------------------------------------------------------------------------
@@ -310,4 +322,4 @@ def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Sec
         "approvals": list(model._default_manager.order_by("-pk")[:LATEST_AUDIT_EVENTS]) if model else None,
         "audit_url": _path("core-list-audit-events"),
     }
-    return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.jinja", context=context)
+    return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.html", context=context)

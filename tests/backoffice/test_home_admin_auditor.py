@@ -120,6 +120,26 @@ def test_several_roles_see_each_of_their_sections(client, make_staff):
     assert html.index("home-compliance") < html.index("home-auditor")
 
 
+def test_every_section_finds_every_variable_it_reads(client, make_staff, caplog, settings):
+    # A variable missing from the context costs the template language an exception, per item
+    # in a loop; the sections give every one they read.
+    from django.contrib.auth.models import Group
+
+    settings.HOME_APPROVALS_WAITING = "tests.backoffice.test_home_admin_auditor.two_approvals"
+    rollups.refresh()
+    SyncRunFactory()
+    WebhookEventFactory()
+    AuditEventFactory(target_kind="", actor_username="")
+    user = make_staff("compliance", username="all-hats")
+    user.groups.add(*Group.objects.filter(name__in=["operations", "admin", "auditor"]))
+    client.force_login(user)
+    with caplog.at_level("DEBUG", logger="django.template"):
+        html = home(client).content.decode()
+    assert html.count('class="home-section"') == 4
+    missing = [r.getMessage() for r in caplog.records if "backoffice/" in r.getMessage()]
+    assert missing == []
+
+
 def test_a_user_without_a_role_sees_no_section(client, make_staff):
     client.force_login(make_staff(None))
     response = home(client)

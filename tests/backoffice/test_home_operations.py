@@ -94,6 +94,16 @@ def test_volume_chart_shows_each_rail_and_currency_with_its_total_and_link(clien
     assert found == {transactions["done_eur"].transaction_id[:12]}
 
 
+def test_volume_chart_names_its_days(client, operations_user, transactions):
+    rollups.refresh()
+    client.force_login(operations_user)
+    html = home(client).content.decode()
+    today = timezone.now().astimezone(dt.UTC).date()
+    first = today - dt.timedelta(days=29)
+    assert f"Per day, {first:%-d %b} to {today:%-d %b}</th>" in html
+    assert f'<tr><th scope="row">{today:%-d %b}</th><td class="num">12.50</td>' in html
+
+
 def test_an_empty_mirror_shows_zeros(client, operations_user):
     client.force_login(operations_user)
     response = home(client)
