@@ -7,6 +7,8 @@ carries its value as text, so that the chart reads without colour.
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.utils.safestring import SafeString
+
 
 @dataclass
 class Bar:
@@ -22,6 +24,14 @@ class Bar:
     text_x: float = 0
     text_y: float = 0
     show_value: bool = False
+
+    @property
+    def box(self) -> str:
+        """The rect's x, y, width and height attributes: one template variable for four (a page
+        draws a few hundred bars, and each variable costs a lookup, a number format and an escape)."""
+        # Numbers the chart computed, written as the template language writes a float: nothing
+        # to escape, and format_html would cost more than the four variables it replaces.
+        return SafeString(f'x="{self.x}" y="{self.y}" width="{self.width}" height="{self.height}"')
 
 
 @dataclass

@@ -63,3 +63,7 @@ def test_the_page_draws_its_charts_without_script_or_style_attributes(client, ma
     # The legend shows the patterns, and each part's value is written in its bar.
     assert 'fill="url(#pattern-rejected)" stroke="#1b1f24" stroke-width="0.5"/></svg> Rejected' in main
     assert re.search(r'paint-order="stroke">1</text>', main)
+    # Each part is a rect with its geometry, not escaped.
+    assert re.search(
+        r'<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="[\d.]+" fill="url\(#pattern-approved\)"', main
+    )
