@@ -240,6 +240,7 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-transactions": {"task": "mirror.tasks.refresh_transactions", "schedule": TRANSACTION_REFRESH_SECONDS},
     "sweep-webhook-inbox": {"task": "mirror.tasks.sweep_webhook_inbox", "schedule": 60},
     "expire-approval-requests": {"task": "payments.tasks.expire_approval_requests", "schedule": 300},
+    "refresh-home-figures": {"task": "backoffice.tasks.refresh_home_figures", "schedule": 60},
 }
 if SANDBOX_MOUNTED:
     # The sandbox's own clock work: reviews, expiry and processing, rules, webhook retries.
@@ -262,6 +263,7 @@ CUSTOMERS_CREATED_STALE_MINUTES = env.int("CUSTOMERS_CREATED_STALE_MINUTES", def
 APPROVAL_THRESHOLD_USD = Decimal(env.str("APPROVAL_THRESHOLD_USD", default="10000"))
 APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
 APPROVAL_PRICE_TOLERANCE_BPS = env.int("APPROVAL_PRICE_TOLERANCE_BPS", default=50)
+
 
 if SANDBOX_MOUNTED:
     REST_FRAMEWORK = {

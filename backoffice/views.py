@@ -11,12 +11,15 @@ from core.roles import roles_of
 from core.upstream import get_client
 
 from .health import broker_status, database_status, readiness
+from .home import sections_for
 
 
 @staff_required
 @require_GET
 def home(request):
-    return render(request, "backoffice/home.html", {"roles": roles_of(request.user)})
+    """What waits for the user: a section per role they hold (backoffice/home.py)."""
+    roles = roles_of(request.user)
+    return render(request, "backoffice/home.html", {"roles": roles, "sections": sections_for(request.user, roles)})
 
 
 @never_cache

@@ -114,7 +114,11 @@ class CustomerStatusChange(StatusChange):
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="status_changes")
 
     class Meta:
-        indexes = [models.Index(fields=["customer", "-changed_at"], name="customer_history")]
+        indexes = [
+            models.Index(fields=["customer", "-changed_at"], name="customer_history"),
+            # Decisions per day (the compliance home page's roll-up reads a few days at a time).
+            models.Index(fields=["new_status", "changed_at"], name="customer_change_status_day"),
+        ]
 
 
 class CustomerNote(models.Model):

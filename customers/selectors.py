@@ -7,7 +7,19 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    DurationField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
 from django.utils import timezone
 
 from core.live import CompiledQuery, version_of
@@ -19,6 +31,7 @@ from .models import (
     Customer,
     CustomerNote,
     CustomerStatus,
+    CustomerStatusChange,
     HostedLinkHandout,
     VerificationIssue,
 )
@@ -40,6 +53,60 @@ def needs_person_q() -> Q:
     return Q(status__in=NEEDS_PERSON) | Q(status=CustomerStatus.CREATED, status_since__lt=created_stale_before())
 
 
+# A decision of the review: the customer reached one of these states from another.
+DECISION_STATUSES = [CustomerStatus.ACTIVE, CustomerStatus.REJECTED]
+# "Due soon": the SLA ends within this long.
+SLA_DUE_SOON = dt.timedelta(hours=2)
+
+
+def sla_q(state: str, now: dt.datetime) -> Q:
+    """Cases whose "waiting on us" clock (the one row_clock reads) is over the SLA
+    (`state="breached"`) or will be within SLA_DUE_SOON while it runs (`"due"`), in SQL.
+
+    A running clock ends its SLA at waiting_on_us_since + (SLA - waiting_on_us_seconds); a
+    paused one is over when its banked seconds are; a row without a clock counts its time in
+    the current state, as row_clock does.
+    """
+    limit = sla()
+    deadline = ExpressionWrapper(
+        F("waiting_on_us_since")
+        + ExpressionWrapper(
+            (Value(int(limit.total_seconds())) - F("waiting_on_us_seconds")) * Value(dt.timedelta(seconds=1)),
+            output_field=DurationField(),
+        ),
+        output_field=Customer._meta.get_field("waiting_on_us_since"),
+    )
+    qs = Customer.objects.alias(sla_deadline=deadline)
+    running = Q(waiting_on_us_seconds__isnull=False, waiting_on_us_since__isnull=False)
+    no_clock = Q(
+        waiting_on_us_seconds__isnull=True,
+        status__in=CASE_OPEN_STATUSES - WAITING_ON_CUSTOMER,
+    )
+    if state == "breached":
+        matching = (
+            (running & Q(sla_deadline__lt=now))
+            | Q(waiting_on_us_seconds__gt=limit.total_seconds(), waiting_on_us_since__isnull=True)
+            | (no_clock & Q(status_since__lt=now - limit))
+        )
+    else:
+        matching = (running & Q(sla_deadline__gte=now, sla_deadline__lt=now + SLA_DUE_SOON)) | (
+            no_clock & Q(status_since__gte=now - limit, status_since__lt=now - limit + SLA_DUE_SOON)
+        )
+    return Q(pk__in=qs.filter(matching, status__in=CASE_OPEN_STATUSES).values("pk"))
+
+
+def decided_on_q(day: dt.date) -> Q:
+    """Customers with a decision (a move to ACTIVE or REJECTED) seen on `day` (UTC)."""
+    start = dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+    decisions = CustomerStatusChange.objects.filter(
+        customer=OuterRef("pk"),
+        new_status__in=DECISION_STATUSES,
+        changed_at__gte=start,
+        changed_at__lt=start + dt.timedelta(days=1),
+    )
+    return Q(Exists(decisions))
+
+
 def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     """The customers of the queue's filters (a valid QueueFilterForm's cleaned_data), and the
     ordering to page them by."""
@@ -48,8 +115,16 @@ def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     qs = Customer.objects.select_related("assignee").prefetch_related(Prefetch("issues", to_attr="issue_list"))
     if filters.get("status"):
         qs = qs.filter(status__in=filters["status"])
+        # "Needs a person" chosen as well: only those of these statuses that need one (a
+        # CREATED customer once it waited too long), as the home page counts them.
+        if filters.get("view") == "queue":
+            qs = qs.filter(needs_person_q())
     elif filters.get("view") != "all":
         qs = qs.filter(needs_person_q())
+    if filters.get("sla"):
+        qs = qs.filter(sla_q(filters["sla"], timezone.now()))
+    if filters.get("decided"):
+        qs = qs.filter(decided_on_q(filters["decided"]))
     if filters.get("type"):
         qs = qs.filter(customer_type=filters["type"])
     if filters.get("organization"):

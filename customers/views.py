@@ -83,7 +83,7 @@ def list_customers(request):
         "types": CustomerType.choices,
         "issue_codes": sorted(choices.ISSUE_EXPLANATIONS),
         "filter_query": request.GET.urlencode(),
-        "selected": {name: request.GET.getlist(name) for name in ("status", "view", "type", "assignee", "sort")},
+        "selected": {name: request.GET.getlist(name) for name in ("status", "view", "type", "assignee", "sort", "sla")},
     }
     return render(request, template, context)
 

@@ -20,6 +20,7 @@ from .models import (
     Transaction,
     TransactionStatus,
 )
+from .rails import CHAINS, FIAT_CURRENCIES, RAILS, TOKENS
 
 
 class PaymentAccountFilter(django_filters.FilterSet):
@@ -95,6 +96,24 @@ class TransactionFilter(django_filters.FilterSet):
         field_name="created_upstream_at", method="filter_until", label="Created until", widget=_date_input()
     )
     correlation_id = django_filters.CharFilter(field_name="correlation_id", label="Correlation id")
+    rail = django_filters.ChoiceFilter(
+        field_name="source_payment_method",
+        label="Source rail or chain",
+        choices=[(m, m) for m in (*RAILS, *CHAINS)],
+        empty_label="Any",
+    )
+    currency = django_filters.ChoiceFilter(
+        field_name="source_currency",
+        label="Source currency",
+        choices=[(c, c) for c in (*FIAT_CURRENCIES, *TOKENS)],
+        empty_label="Any",
+    )
+    expires_within = django_filters.NumberFilter(
+        method="filter_expires_within",
+        label="Expires within (minutes)",
+        min_value=1,
+        max_value=7 * 24 * 60,
+    )
 
     class Meta:
         model = Transaction
@@ -102,6 +121,11 @@ class TransactionFilter(django_filters.FilterSet):
 
     def filter_from(self, queryset, name, value):
         return queryset.filter(**{f"{name}__gte": dt.datetime.combine(value, dt.time.min, tzinfo=dt.UTC)})
+
+    def filter_expires_within(self, queryset, name, value):
+        # Not yet expired, and expiring within `value` minutes (the (status, expires_at) index).
+        now = timezone.now()
+        return queryset.filter(expires_at__gte=now, expires_at__lt=now + dt.timedelta(minutes=int(value)))
 
     def filter_until(self, queryset, name, value):
         # The whole day counts: before the next midnight, a range the keyset index can seek.

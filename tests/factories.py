@@ -16,8 +16,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
 
+from core.mirrored import Source
 from core.models import AuditEvent
-from customers.models import Customer, CustomerStatus, CustomerType, VerificationIssue
+from customers.models import Customer, CustomerStatus, CustomerStatusChange, CustomerType, VerificationIssue
 from mirror.models import SyncRun, WebhookEvent, WebhookSecret
 from payments.models import (
     ApprovalKind,
@@ -101,6 +102,19 @@ class VerificationIssueFactory(DjangoModelFactory):
     code = "DOCUMENT_MISSING_BACK"
     message = "The back of the identity document is missing."
     timestamp = factory.LazyFunction(_now)
+
+
+class CustomerStatusChangeFactory(DjangoModelFactory):
+    """A customer approved an hour ago, after a review (UNDER_REVIEW → ACTIVE), seen by a sync."""
+
+    class Meta:
+        model = CustomerStatusChange
+
+    customer = factory.SubFactory(CustomerFactory, active=True)
+    old_status = CustomerStatus.UNDER_REVIEW
+    new_status = CustomerStatus.ACTIVE
+    changed_at = factory.LazyFunction(lambda: _now() - dt.timedelta(hours=1))
+    seen_by = Source.SYNC
 
 
 # --- Payments ---------------------------------------------------------------------------------

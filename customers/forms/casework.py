@@ -43,6 +43,12 @@ class QueueFilterForm(forms.Form):
         required=False, label="Updated since", widget=forms.DateInput(attrs={"type": "date"})
     )
     assignee = forms.ChoiceField(choices=ASSIGNEES, required=False, label="Assignee")
+    sla = forms.ChoiceField(
+        choices=[("", "Any"), ("breached", "Over SLA"), ("due", "SLA ends within 2 hours")],
+        required=False,
+        label="SLA",
+    )
+    decided = forms.DateField(required=False, label="Decision on", widget=forms.DateInput(attrs={"type": "date"}))
     sort = forms.ChoiceField(choices=SORTS, required=False, label="Sort")
 
     def __init__(self, *args, **kwargs):
