@@ -9,6 +9,7 @@ process sees them. docs/operations.md says what each failing check means and wha
 
 import time
 
+from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
@@ -51,10 +52,9 @@ def broker_status() -> str:
     """'eager' without a broker, else 'ok' or 'unavailable' after one quick connection try."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return "eager"
-    from .celery import app
-
     try:
-        with app.connection_for_write() as conn:
+        # The project's Celery app (backoffice/celery.py) is the current one once Django runs.
+        with current_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=1)
         return "ok"
     except Exception:  # kombu raises many transport-specific errors
