@@ -1,6 +1,7 @@
 """Fixtures of every test of the project, under tests/ and sandbox/tests/ alike."""
 
 import pytest
+from celery._state import _set_task_join_will_block
 from django.core.cache import cache
 from django.db import connections
 
@@ -18,12 +19,16 @@ def _empty_cache(settings):
 
 @pytest.fixture(autouse=True)
 def _eager_celery():
-    """Unit tests run tasks in-process; the integration tests start real workers."""
+    """Unit tests run tasks in-process; the integration tests start real workers. Each test
+    starts outside any worker: Celery keeps "joining a result would block" as a process-wide
+    flag, which its own testing worker also resets when it stops."""
     previous = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = True
     celery_app.conf.task_eager_propagates = True
+    _set_task_join_will_block(False)
     yield
     celery_app.conf.task_always_eager = previous
+    _set_task_join_will_block(False)
 
 
 @pytest.fixture

@@ -89,6 +89,8 @@ class CustomerPicker(forms.HiddenInput):
 
     def render(self, name, value, attrs=None, renderer=None):
         value = (value or "").strip() if isinstance(value, str) else ""
+        if "\x00" in value:  # not an id, and no database column takes it
+            value = ""
         customer = (
             Customer.objects.filter(customer_id=value).only("customer_id", "name", "email").first() if value else None
         )

@@ -99,7 +99,7 @@ def test_without_the_pages_token_the_poll_is_checked_as_any_page(reviewer, under
         assert reviewer.get(forged).status_code == 304
     reviewer.logout()
     response = reviewer.get(url)  # the session cookie the token was given to is gone
-    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("account_login"))
 
 
 def test_an_unknown_customer_is_404(reviewer, under_review):
