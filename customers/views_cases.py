@@ -1,6 +1,8 @@
 """Case work to the end: a reviewer's decision with its reason, the escalations view, and
 bulk assignment from the queue. Reads need view_customers, writes change_customers."""
 
+from urllib.parse import parse_qsl, urlencode
+
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -15,6 +17,7 @@ from .models import CaseDecision, Customer
 from .views import customer_page_context
 
 PAGE_SIZE = 50
+MAX_BACK = 2000
 
 
 @role_required("change_customers")
@@ -59,9 +62,9 @@ def list_escalations(request):
 @require_POST
 def bulk_assign(request):
     form = BulkAssignForm(request.POST)
-    # Back to the queue as it was filtered (only a query string: never another site).
-    query = request.POST.get("back", "")
-    back = reverse("customers-list-customers") + (f"?{query}" if query and "/" not in query else "")
+    # Back to the queue as it was filtered: rebuilt as a query string of this page, never another site.
+    query = urlencode(parse_qsl(request.POST.get("back", "")[:MAX_BACK]))
+    back = reverse("customers-list-customers") + (f"?{query}" if query else "")
     if not form.is_valid():
         messages.error(request, " ".join(form.non_field_errors()) or "Choose a colleague who works on customers.")
         return redirect(back)

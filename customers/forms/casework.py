@@ -99,13 +99,8 @@ class DecisionForm(forms.Form):
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Seen by staff only; kept on the case timeline.",
+        error_messages={"required": "Say why: the reason is kept with the decision."},
     )
-
-    def clean_reason(self):
-        reason = self.cleaned_data["reason"].strip()
-        if not reason:
-            raise forms.ValidationError("Say why: the reason is kept with the decision.")
-        return reason
 
 
 class BulkAssignForm(forms.Form):
