@@ -99,13 +99,16 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
         if status_changed:
             counts.changed_ids.append(customer_id)
             history.append((customer_id, old.status if old else "", values["status"], item.updated_at or now))
-            clock = _clock_after(old, values["status"], now)
+            # A customer first seen (a first sync, a seeded mirror) has been in its state at
+            # least since the API last changed it: not "0 min" for every row.
+            since = min(item.updated_at, now) if old is None and item.updated_at else now
+            clock = _clock_after(old, values["status"], since)
         else:
             clock = {"waiting_on_us_seconds": old.waiting_on_us_seconds, "waiting_on_us_since": old.waiting_on_us_since}
         rows.append(
             Customer(
                 customer_id=customer_id,
-                status_since=now if status_changed else old.status_since,
+                status_since=since if status_changed else old.status_since,
                 synced_at=now,
                 missing_upstream=False,
                 missing_since=None,
