@@ -209,3 +209,18 @@ def test_readers_cannot_decide_or_bulk_assign(client_as, role):
     assert bulk.status_code == 403
     customer.refresh_from_db()
     assert (customer.case_decision, customer.assignee_id) == ("", None)
+
+
+def test_the_compliance_home_counts_escalated_cases_and_leaves_decided_ones_out(reviewer):
+    from backoffice import rollups
+    from tests.backoffice.home_helpers import figures, home
+
+    escalated, offboarded = CustomerFactory(status="UNDER_REVIEW"), CustomerFactory(status="REJECTED")
+    CustomerFactory(status="UNDER_REVIEW")
+    decide(reviewer, escalated, "escalated")
+    decide(reviewer, offboarded, "offboarded")
+    rollups.refresh()
+    shown = figures(home(reviewer))
+    assert shown["Escalated cases"] == ("1", ESCALATIONS)
+    assert shown["All cases needing a person"][0] == "1"
+    assert shown["Rejected"][0] == "0"
