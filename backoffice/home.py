@@ -14,6 +14,7 @@ from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.core.cache import cache
+from django.db.models import Count, Q
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
@@ -22,7 +23,7 @@ from core.models import AuditEvent
 from core.roles import Role
 from core.upstream import get_client
 from customers.models import Customer, CustomerStatus
-from customers.selectors import NEEDS_PERSON, needs_person_q
+from customers.selectors import NEEDS_PERSON, escalated_q, needs_person_q
 from customers.templatetags.customers_extras import duration
 from payments.models import ApprovalRequest, Transaction, TransactionStatus
 from payments.selectors import STUCK_RULE_LABELS
@@ -147,8 +148,18 @@ def _rolled(role: str, title: str, template: str, snapshot: Snapshot | None) -> 
 def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
     section = _rolled(Role.COMPLIANCE, "Compliance", "backoffice/_home_compliance.html", snapshot)
     queue = "customers-list-customers"
-    mine = Customer.objects.filter(needs_person_q(), assignee=user).count()
-    context = {"casework": [Figure("My claimed cases", mine, _url(queue, assignee="me"), "live")]}
+    # Both live figures in one query; the WHERE keeps to the assignee and decision indexes.
+    live = Customer.objects.filter(Q(assignee=user) | escalated_q()).aggregate(
+        mine=Count("id", filter=needs_person_q() & Q(assignee=user)),
+        escalated=Count("id", filter=escalated_q()),
+    )
+    mine, escalated = live["mine"], live["escalated"]
+    context = {
+        "casework": [
+            Figure("My claimed cases", mine, _url(queue, assignee="me"), "live"),
+            Figure("Escalated cases", escalated, _url("customers-list-escalations"), "live"),
+        ]
+    }
     if snapshot:
         data = snapshot.data
         context["needs_person"] = [

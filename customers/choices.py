@@ -197,3 +197,37 @@ ISSUE_EXPLANATIONS = {
         "Nothing: the provider cannot serve this customer and the decision is final.",
     ),
 }
+
+# The staff word for each issue code (the code itself goes in a title attribute).
+ISSUE_LABELS = {
+    "DOCUMENT_MISSING": "Identity document missing",
+    "DOCUMENT_MISSING_FRONT": "Front of ID missing",
+    "DOCUMENT_MISSING_BACK": "Back of ID missing",
+    "PROOF_OF_ADDRESS_MISSING": "Proof of address missing",
+    "CONTROL_PERSON_MISSING": "Control person missing",
+    "BUSINESS_DOCUMENT_MISSING": "Company document missing",
+    "SANCTIONED_COUNTRY": "Sanctioned country",
+}
+
+
+def issue_label(code: str) -> str:
+    """A code the API adds later reads in words too ("NEW_CODE" → "New code")."""
+    return ISSUE_LABELS.get(code) or str(code or "").replace("_", " ").capitalize()
+
+
+# What staff did to a customer, in staff words (audit actions of this app).
+ACTION_LABELS = {
+    "customer.create": "Created the customer",
+    "customer.refresh": "Refreshed from the API",
+    "customer.update_kyc": "Updated the KYC profile",
+    "customer.update_kyb": "Updated the KYB profile",
+    "customer.assign": "Assigned the case",
+    "customer.release": "Released the case",
+    "customer.note_add": "Added a note",
+    "customer.hosted_link": "Handed out the hosted form",
+    "customer.decide": "Decided the case",
+}
+
+
+def action_label(action: str) -> str:
+    return ACTION_LABELS.get(action) or action.replace("customer.", "").replace("_", " ").capitalize()

@@ -21,6 +21,9 @@ QUEUE_EXPORT_COLUMNS = [
     Column("claimed_at", "claimedAt"),
     Column("upstream_updated_at", "updatedAt"),
     Column("synced_at", "syncedAt"),
+    Column("case_decision", "caseDecision"),
+    Column("case_decided_at", "caseDecidedAt"),
+    Column("escalation_level", "escalationLevel"),
 ]
 
 

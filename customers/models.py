@@ -19,6 +19,13 @@ class CustomerStatus(models.TextChoices):
 
 
 _STATUS_LABELS = dict(CustomerStatus.choices)
+
+
+def status_label(value: str) -> str:
+    """The staff word for a customer status; a status the API adds later reads in words too."""
+    return _STATUS_LABELS.get(value) or str(value or "").replace("_", " ").capitalize()
+
+
 # A case is open while the customer is in one of these states (CREATED counts: it may need a
 # nudge); while NEEDS_ADDITIONAL_INFORMATION the case waits on the customer, not on us.
 CASE_OPEN_STATUSES = frozenset(
@@ -61,6 +68,12 @@ class Customer(MirroredModel):
     # on the customer or is closed). Null seconds: no clock kept yet (see waiting_on_us()).
     waiting_on_us_seconds = models.PositiveIntegerField(null=True, blank=True)
     waiting_on_us_since = models.DateTimeField(null=True, blank=True)
+    # The reviewer's decision on the current case (a CaseDecision.Kind; blank: none yet). A
+    # decided case leaves "Needs a person" until the customer's status or issues change, when
+    # customers_upsert clears it; `escalation_level` counts escalations of the current case.
+    case_decision = models.CharField(max_length=32, blank=True, default="")
+    case_decided_at = models.DateTimeField(null=True, blank=True)
+    escalation_level = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         indexes = [
@@ -75,6 +88,10 @@ class Customer(MirroredModel):
             # Prefix search, case-insensitive (istartswith compiles to UPPER(...) LIKE 'X%').
             models.Index(Upper("name"), name="customer_name_upper"),
             models.Index(Upper("email"), name="customer_email_upper"),
+            # The escalations view: escalated cases, highest level and oldest first.
+            models.Index(
+                fields=["case_decision", "-escalation_level", "case_decided_at"], name="customer_case_decision"
+            ),
         ]
 
     def __str__(self):
@@ -82,7 +99,7 @@ class Customer(MirroredModel):
 
     def get_status_display(self) -> str:
         # The field has no choices (unknown statuses are kept): name the known ones here.
-        return _STATUS_LABELS.get(self.status, self.status)
+        return status_label(self.status)
 
     def waiting_on_us(self, now: dt.datetime) -> dt.timedelta:
         """How long the open case has waited on us by `now` (zero once closed).
@@ -155,6 +172,33 @@ class HostedLinkHandout(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["customer", "-created_at"], name="handout_customer")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} by {self.actor_username}"
+
+
+class CaseDecision(models.Model):
+    """A reviewer's decision on a customer's case, with the reason: the case history."""
+
+    class Kind(models.TextChoices):
+        APPROVED = "approved", "Approved as is"
+        ESCALATED = "escalated", "Escalated"
+        OFFBOARDED = "offboarded", "Offboarded"
+        WAITING = "waiting_on_customer", "Waiting on the customer"
+        # Only once escalated: a compliance lead sends the case back to the queue.
+        RETURNED = "returned", "Returned to the queue"
+
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="decisions")
+    kind = models.CharField(max_length=32, choices=Kind)
+    reason = models.TextField(max_length=2000)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor_username = models.CharField(max_length=150)
+    status_at_decision = models.CharField(max_length=40)
+    escalation_level = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["customer", "-created_at"], name="decision_customer")]
 
     def __str__(self):
         return f"{self.get_kind_display()} by {self.actor_username}"

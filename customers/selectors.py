@@ -25,15 +25,18 @@ from django.utils import timezone
 from core.live import CompiledQuery, version_of
 from core.models import AuditEvent
 
+from .choices import action_label
 from .models import (
     CASE_OPEN_STATUSES,
     WAITING_ON_CUSTOMER,
+    CaseDecision,
     Customer,
     CustomerNote,
     CustomerStatus,
     CustomerStatusChange,
     HostedLinkHandout,
     VerificationIssue,
+    status_label,
 )
 
 # Statuses that always need a person; CREATED joins them once it has waited too long.
@@ -50,7 +53,14 @@ def created_stale_before() -> dt.datetime:
 
 
 def needs_person_q() -> Q:
-    return Q(status__in=NEEDS_PERSON) | Q(status=CustomerStatus.CREATED, status_since__lt=created_stale_before())
+    """Customers whose case waits on a reviewer: in a state that needs a person, and not decided
+    since their status or issues last changed (customers_upsert clears the decision then)."""
+    waiting = Q(status__in=NEEDS_PERSON) | Q(status=CustomerStatus.CREATED, status_since__lt=created_stale_before())
+    return waiting & Q(case_decision="")
+
+
+def escalated_q() -> Q:
+    return Q(case_decision=CaseDecision.Kind.ESCALATED)
 
 
 # A decision of the review: the customer reached one of these states from another.
@@ -335,30 +345,46 @@ class TimelineEntry:
 
 
 def customer_timeline(customer: Customer, changes: list) -> list[TimelineEntry]:
-    """Status history of the mirror merged with the audit events about this customer, newest first."""
+    """Status history of the mirror, the case's decisions and the audit events about this
+    customer, in staff words, newest first."""
     entries = [
         TimelineEntry(
             at=change.changed_at,
             kind="status",
-            title=f"{change.old_status or 'new'} → {change.new_status}",
+            title=f"{status_label(change.old_status) if change.old_status else 'New customer'} → "
+            f"{status_label(change.new_status)}",
             detail=f"seen by {change.get_seen_by_display().lower()}",
             who="",
         )
         for change in changes
     ]
-    events = AuditEvent.objects.filter(target_kind="customer", target_id=customer.customer_id).order_by("-created_at")[
-        :100
-    ]
+    for decision in customer.decisions.order_by("-created_at", "-id")[:100]:
+        level = f" (level {decision.escalation_level})" if decision.kind == CaseDecision.Kind.ESCALATED else ""
+        entries.append(
+            TimelineEntry(
+                at=decision.created_at,
+                kind="decision",
+                title=f"Decision: {decision.get_kind_display()}{level}",
+                detail=f"“{decision.reason}” (customer was {status_label(decision.status_at_decision).lower()})",
+                who=decision.actor_username,
+            )
+        )
+    events = (
+        AuditEvent.objects.filter(target_kind="customer", target_id=customer.customer_id)
+        # The decisions are on the timeline already, with their reason.
+        .exclude(action="customer.decide", outcome=AuditEvent.Outcome.SUCCESS)
+        .order_by("-created_at")[:100]
+    )
     for event in events:
         sections = event.details.get("sections")
-        detail = ", ".join(sections) if isinstance(sections, list) else ""
+        detail = ", ".join(str(s).replace("_", " ") for s in sections) if isinstance(sections, list) else ""
         if event.details.get("error"):
             detail = f"{detail} — {event.details['error']}" if detail else str(event.details["error"])
         entries.append(
             TimelineEntry(
                 at=event.created_at,
                 kind="audit",
-                title=event.action.replace("customer.", "").replace("_", " "),
+                title=action_label(event.action),
                 detail=detail,
                 who=event.actor_username or "system",
                 outcome=event.outcome,

@@ -12,7 +12,7 @@ from core.write_through import AuditTarget, CannotTell, write_through_api
 from paymentsapi import types as api
 from paymentsapi.pagination import MAX_PAGE_SIZE
 
-from .models import Customer, CustomerNote, HostedLinkHandout
+from .models import CaseDecision, Customer, CustomerNote, HostedLinkHandout
 from .selectors import next_case
 from .upserts import customers_upsert
 
@@ -165,3 +165,62 @@ def customer_link_handout(*, actor, customer: Customer, kind: str) -> HostedLink
         details={"kind": kind},
     )
     return handout
+
+
+class DecisionRefused(Exception):
+    """The decision does not fit the case as it stands (the message says why)."""
+
+
+@transaction.atomic
+def customer_decide(*, actor, customer: Customer, kind: str, reason: str) -> CaseDecision:
+    """Record a reviewer's decision on the current case, with its reason.
+
+    Any decision but "returned" takes the case out of "Needs a person" until the customer's
+    status or issues change; "escalated" raises the escalation level (a case already escalated
+    goes one level higher); "returned" sends an escalated case back to the queue.
+    """
+    customer = Customer.objects.select_for_update().get(pk=customer.pk)
+    escalated = customer.case_decision == CaseDecision.Kind.ESCALATED
+    if kind == CaseDecision.Kind.RETURNED and not escalated:
+        raise DecisionRefused("Only an escalated case can be returned to the queue.")
+    level = customer.escalation_level + 1 if kind == CaseDecision.Kind.ESCALATED else customer.escalation_level
+    now = timezone.now()
+    Customer.objects.filter(pk=customer.pk).update(
+        case_decision="" if kind == CaseDecision.Kind.RETURNED else kind,
+        case_decided_at=now,
+        escalation_level=level,
+    )
+    decision = CaseDecision.objects.create(
+        customer=customer,
+        kind=kind,
+        reason=reason,
+        actor=actor,
+        actor_username=actor.get_username(),
+        status_at_decision=customer.status,
+        escalation_level=level,
+    )
+    # The audit names the decision, never the reason's text (it may quote personal data).
+    audit_record(
+        actor=actor,
+        action="customer.decide",
+        target_kind="customer",
+        target_id=customer.customer_id,
+        details={"decision": kind, "escalation_level": level},
+    )
+    return decision
+
+
+@transaction.atomic
+def customers_bulk_assign(*, actor, customer_ids: list[str], assignee) -> int:
+    """Assign (or claim, when assignee is the actor) several cases at once: one audit event each."""
+    customers = list(Customer.objects.select_for_update().filter(customer_id__in=customer_ids).order_by("id"))
+    Customer.objects.filter(pk__in=[c.pk for c in customers]).update(assignee=assignee, claimed_at=timezone.now())
+    for customer in customers:
+        audit_record(
+            actor=actor,
+            action="customer.assign",
+            target_kind="customer",
+            target_id=customer.customer_id,
+            details={"assignee": assignee.get_username(), "bulk": True},
+        )
+    return len(customers)

@@ -71,7 +71,7 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
     for issue in VerificationIssue.objects.filter(customer__in=existing.values()).order_by("id"):
         old_issues.setdefault(issue.customer_id, []).append((issue.code, issue.message, issue.timestamp))
 
-    rows, history, new_issues, refresh_issues_of = [], [], {}, []
+    rows, history, new_issues, refresh_issues_of, reopened = [], [], {}, [], []
     for customer_id, item in by_id.items():
         old = existing.get(customer_id)
         if old and is_stale(item.updated_at, old.upstream_updated_at):
@@ -94,16 +94,21 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
         if old is None or sorted(old_issues.get(old.pk, [])) != issues:
             refresh_issues_of.append(customer_id)
             new_issues[customer_id] = issues
+        if old is not None and old.case_decision and (status_changed or customer_id in new_issues):
+            reopened.append(customer_id)
         if status_changed:
             counts.changed_ids.append(customer_id)
             history.append((customer_id, old.status if old else "", values["status"], item.updated_at or now))
-            clock = _clock_after(old, values["status"], now)
+            # A customer first seen (a first sync, a seeded mirror) has been in its state at
+            # least since the API last changed it: not "0 min" for every row.
+            since = min(item.updated_at, now) if old is None and item.updated_at else now
+            clock = _clock_after(old, values["status"], since)
         else:
             clock = {"waiting_on_us_seconds": old.waiting_on_us_seconds, "waiting_on_us_since": old.waiting_on_us_since}
         rows.append(
             Customer(
                 customer_id=customer_id,
-                status_since=now if status_changed else old.status_since,
+                status_since=since if status_changed else old.status_since,
                 synced_at=now,
                 missing_upstream=False,
                 missing_since=None,
@@ -144,6 +149,9 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
             CustomerStatusChange(customer_id=pks[cid], old_status=old, new_status=new, changed_at=at, seen_by=seen_by)
             for cid, old, new, at in history
         )
+    if reopened:
+        # The customer moved on since the reviewer's decision: the case needs a person again.
+        Customer.objects.filter(customer_id__in=reopened).update(case_decision="", escalation_level=0)
     return counts
 
 

@@ -1,11 +1,13 @@
 from django.urls import path
 
-from . import exports, live, views
+from . import exports, live, views, views_cases
 
 urlpatterns = [
     path("", views.list_customers, name="customers-list-customers"),
     path("export.csv", exports.export_customers, name="customers-export-customers"),
     path("next-case", views.claim_next_case, name="customers-claim-next-case"),
+    path("escalations", views_cases.list_escalations, name="customers-list-escalations"),
+    path("bulk-assign", views_cases.bulk_assign, name="customers-bulk-assign"),
     path("counts/live", live.list_counts_live, name="customers-list-counts-live"),
     path("new", views.create_customer, name="customers-create-customer"),
     path("new/rows", views.add_new_row, name="customers-add-new-row"),
@@ -14,6 +16,7 @@ urlpatterns = [
     path("<str:customer_id>/live", live.view_customer_live, name="customers-view-customer-live"),
     path("<str:customer_id>/refresh", views.refresh_customer, name="customers-refresh-customer"),
     path("<str:customer_id>/assign", views.assign_customer, name="customers-assign-customer"),
+    path("<str:customer_id>/decide", views_cases.decide_customer, name="customers-decide-customer"),
     path("<str:customer_id>/notes", views.add_note, name="customers-add-note"),
     path("<str:customer_id>/hosted-form", views.record_handout, name="customers-record-handout"),
     path("<str:customer_id>/kyc", views.edit_kyc, name="customers-edit-kyc"),

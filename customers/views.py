@@ -24,11 +24,11 @@ from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError, ValidationFailed
 
 from . import choices, page_sections, selectors, services
-from .forms.casework import AssignForm, HandoutForm, NoteForm, QueueFilterForm
+from .forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm
 from .forms.create import ROW_FORMSETS, CustomerCreate
 from .forms.kyb import KybEdit
 from .forms.kyc import KycEdit
-from .models import Customer, CustomerStatus, CustomerType, HostedLinkHandout
+from .models import CaseDecision, Customer, CustomerStatus, CustomerType, HostedLinkHandout
 from .templatetags.customers_extras import duration
 
 PAGE_SIZE = 50
@@ -45,6 +45,10 @@ def _row_clock(customer: Customer, now) -> dict:
     """SLA state of a queue row: the same "waiting on us" clock as the customer page, from the
     clock kept on the row (no extra query)."""
     clock = selectors.row_clock(customer, now)
+    if customer.case_decision:
+        # Decided: the case waits on nobody until the customer changes.
+        label = CaseDecision.Kind(customer.case_decision).label if customer.case_decision in CaseDecision.Kind else ""
+        return {"state": "decided", "label": f"decided: {label.lower()}", "on_us": clock.on_us, "overdue": False}
     if not clock.open:
         return {"state": "none", "label": "", "on_us": None, "overdue": False}
     if clock.overdue:
@@ -81,7 +85,7 @@ def list_customers(request):
         "status_counts": [(value, label, counts.counts.get(value, 0)) for value, label in CustomerStatus.choices],
         "statuses": CustomerStatus.choices,
         "types": CustomerType.choices,
-        "issue_codes": sorted(choices.ISSUE_EXPLANATIONS),
+        "issue_codes": [(code, choices.issue_label(code)) for code in sorted(choices.ISSUE_EXPLANATIONS)],
         "filter_query": request.GET.urlencode(),
         "selected": {name: request.GET.getlist(name) for name in ("status", "view", "type", "assignee", "sort", "sla")},
     }
@@ -130,6 +134,8 @@ def customer_page_context(request, customer: Customer) -> dict:
         "can_change": can_change,
         "assign_form": AssignForm(initial={"assignee": customer.assignee_id}) if can_change else None,
         "note_form": NoteForm() if can_change else None,
+        "decision_form": DecisionForm() if can_change else None,
+        "decisions": customer.decisions.order_by("-created_at", "-id")[:50],
         "is_individual": customer.customer_type == CustomerType.INDIVIDUAL,
         "can_refill": customer.status == CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
     }

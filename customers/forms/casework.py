@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from ..models import CustomerStatus, CustomerType
+from ..models import CaseDecision, CustomerStatus, CustomerType
 
 
 def colleagues():
@@ -88,3 +88,38 @@ class NoteForm(forms.Form):
 
 class HandoutForm(forms.Form):
     kind = forms.ChoiceField(choices=[("copied", "copied"), ("opened", "opened"), ("refill", "refill")])
+
+
+class DecisionForm(forms.Form):
+    """A reviewer's decision on the case, with the reason (kept in the case history)."""
+
+    kind = forms.ChoiceField(choices=CaseDecision.Kind.choices, label="Decision", widget=forms.RadioSelect)
+    reason = forms.CharField(
+        label="Reason",
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Seen by staff only; kept on the case timeline.",
+        error_messages={"required": "Say why: the reason is kept with the decision."},
+    )
+
+
+class BulkAssignForm(forms.Form):
+    """Assign the ticked queue rows to a colleague, or claim them ("claim" set)."""
+
+    customers = forms.CharField(required=False)
+    claim = forms.BooleanField(required=False)
+    assignee = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False, label="Assign to")
+    MAX = 200
+
+    def __init__(self, data=None, *args, **kwargs):
+        super().__init__(data, *args, **kwargs)
+        self.fields["assignee"].queryset = colleagues()
+        self.customer_ids = [c for c in (data.getlist("customers") if data is not None else []) if c][: self.MAX]
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.customer_ids:
+            raise forms.ValidationError("Tick the cases to assign.")
+        if not cleaned.get("claim") and not cleaned.get("assignee"):
+            raise forms.ValidationError("Choose a colleague, or claim the cases yourself.")
+        return cleaned

@@ -4,10 +4,11 @@ from decimal import Decimal, InvalidOperation
 
 from django import template
 
-from payments.models import TransactionStatus
+from payments.models import PaymentAccountStatus, TransactionStatus
 
 register = template.Library()
-_STATUS_LABELS = dict(TransactionStatus.choices)
+# Transactions' and payment accounts' statuses share their words (ACTIVE is "Active" on both).
+_STATUS_LABELS = {**dict(PaymentAccountStatus.choices), **dict(TransactionStatus.choices)}
 
 
 @register.filter
@@ -32,4 +33,25 @@ def rate(value) -> str:
 @register.filter
 def status_label(value) -> str:
     """ "AWAITING_TRANSFER" → "Awaiting transfer"; a status the API adds later shows as it is."""
-    return _STATUS_LABELS.get(value, str(value or ""))
+    return _STATUS_LABELS.get(value) or str(value or "").replace("_", " ").capitalize()
+
+
+# The staff word for each payment method (rail) the API names; a new one reads in words too.
+METHOD_LABELS = {
+    "ACH": "ACH",
+    "ACH_SAME_DAY": "Same-day ACH",
+    "WIRE": "Wire",
+    "SWIFT": "SWIFT",
+    "SEPA": "SEPA",
+    "POLYGON": "Polygon",
+    "ETHEREUM": "Ethereum",
+    "SOLANA": "Solana",
+    "BASE": "Base",
+}
+
+
+@register.filter
+def method_label(value) -> str:
+    """ "ACH_SAME_DAY" → "Same-day ACH"."""
+    value = str(value or "")
+    return METHOD_LABELS.get(value) or value.replace("_", " ").capitalize()

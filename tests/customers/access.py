@@ -33,6 +33,14 @@ ACCESS = {
     # Read a moment ago (synced_at = now): the refresh is not sent again, no API call.
     "customers-refresh-customer": Access(EDITORS, method="post", kwargs=_customer),
     "customers-assign-customer": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"claim": "1"}),
+    "customers-list-escalations": Access(READERS),
+    # Every decision is in tests/customers/test_decisions.py; here the one every role tries.
+    "customers-decide-customer": Access(
+        EDITORS, method="post", kwargs=_customer, data=lambda: {"kind": "approved", "reason": "Documents match."}
+    ),
+    "customers-bulk-assign": Access(
+        EDITORS, method="post", data=lambda: {"customers": [_customer()["customer_id"]], "claim": "1"}
+    ),
     "customers-add-note": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"body": "Called them."}),
     "customers-record-handout": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"kind": "copied"}),
     # Empty forms: "Nothing to send" comes back (200) without an API call.

@@ -93,7 +93,7 @@ def test_individual_with_kyc_goes_under_review_in_one_call(reviewer, upstream):
     html = response.content.decode()
     assert "Customer Grace Hopper created with documents, identity, national id: Under review." in html
     assert customer.status == "UNDER_REVIEW"
-    assert 'id="customer-status">Under review<' in html
+    assert 'id="customer-status" title="UNDER_REVIEW">Under review<' in html
     stored = SandboxCustomer.objects.get(id=customer.customer_id).kyc_data
     assert stored["nationalIdNumber"] == "123456789" and stored["documents"][0]["backIdImage"] == data_uri()
     event = AuditEvent.objects.get(action="customer.create")

@@ -63,7 +63,9 @@ def test_a_webhook_decision_answers_the_new_parts_and_no_form(reviewer, under_re
 
     assert response.status_code == 200
     html = response.content.decode()
-    status = re.search(r'<span class="badge status-ACTIVE" id="customer-status" hx-swap-oob="true">([^<]+)<', html)
+    status = re.search(
+        r'<span class="badge status-ACTIVE" id="customer-status" hx-swap-oob="true" title="ACTIVE">([^<]+)<', html
+    )
     assert status and status.group(1) == "Active"
     for part in ("profile-facts", "case-facts", "issues", "notes-list", "handouts", "timeline"):
         assert f'id="{part}" hx-swap-oob="true"' in html, part

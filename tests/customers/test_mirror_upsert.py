@@ -3,6 +3,7 @@
 import datetime as dt
 
 import pytest
+from django.utils import timezone
 
 from core.mirrored import Source
 from customers.models import Customer, CustomerStatusChange, VerificationIssue
@@ -109,3 +110,14 @@ def test_a_page_costs_a_fixed_number_of_queries(django_assert_max_num_queries):
     with django_assert_max_num_queries(10):
         counts = customers_upsert(items=changed, seen_by=Source.SYNC)
     assert (counts.created, counts.updated) == (50, 50)
+
+
+def test_a_customer_first_seen_is_in_its_state_since_the_apis_last_change():
+    past = timezone.now() - dt.timedelta(hours=3)
+    customers_upsert(items=[item("c-old", status="UNDER_REVIEW", at=past)], seen_by=Source.SYNC)
+    customer = Customer.objects.get(customer_id="c-old")
+    assert customer.status_since == past
+    assert customer.waiting_on_us(timezone.now()) >= dt.timedelta(hours=3)
+    # A date the API puts in the future is not believed.
+    customers_upsert(items=[item("c-new", at=timezone.now() + dt.timedelta(days=1))], seen_by=Source.SYNC)
+    assert Customer.objects.get(customer_id="c-new").status_since <= timezone.now()

@@ -17,6 +17,8 @@ def test_inbox_lists_events_by_state(client_as):
     assert "evt-failed-0" in html and "evt-processed-0" not in html
     # An auditor reads but cannot replay.
     assert "Replay" not in html
+    # The event type in staff words, the API's name on hover.
+    assert '<td title="customer.update">Customer changed</td>' in html
 
 
 def test_inbox_pages_with_a_fixed_number_of_queries(client_as, django_assert_max_num_queries):

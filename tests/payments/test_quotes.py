@@ -84,7 +84,7 @@ def test_preview_shows_rate_fees_and_destination_amount(client_as, setup):
     assert "<strong>1</strong> USDC per USD" in html
     assert "Service fee, flat</dt><dd>0.50 USD" in html
     assert "Service fee, percentage</dt><dd>0.25 USD" in html
-    assert "0.75 USD · 0.75 USD" in html
+    assert "0.75 USD (USD value 0.75)" in html
     assert "<strong>99.250000 USDC</strong>" in html
 
 

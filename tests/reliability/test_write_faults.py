@@ -34,6 +34,8 @@ NO_API_CALL = {
     "customers-claim-next-case": "assigns the oldest unclaimed case to oneself: mirror only",
     "customers-assign-customer": "case assignment is back-office state, not the API's",
     "customers-add-note": "notes live only in the back-office",
+    "customers-decide-customer": "a case decision is the back-office's own record, not the API's",
+    "customers-bulk-assign": "case assignment is back-office state, not the API's",
     "customers-record-handout": "records that a hosted link was opened or copied; the link is the mirror's",
     "payments-create-automation-rule": "asks for approval: the rule is written when another admin approves",
     "payments-edit-automation-rule": "asks for approval: the change is written when another admin approves",

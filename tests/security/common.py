@@ -31,7 +31,14 @@ def url_of(name: str) -> str:
 
 def mirror_fingerprint() -> str:
     """A digest of every mirror row and every staff record a form may write."""
-    from customers.models import Customer, CustomerNote, CustomerStatusChange, HostedLinkHandout, VerificationIssue
+    from customers.models import (
+        CaseDecision,
+        Customer,
+        CustomerNote,
+        CustomerStatusChange,
+        HostedLinkHandout,
+        VerificationIssue,
+    )
     from payments.models import (
         ApprovalRequest,
         AutomationRule,
@@ -48,6 +55,7 @@ def mirror_fingerprint() -> str:
         CustomerStatusChange,
         CustomerNote,
         HostedLinkHandout,
+        CaseDecision,
         PaymentAccount,
         AutomationRule,
         Quote,

@@ -235,6 +235,7 @@ UNKNOWN_IDS = {
     "customers-refresh-customer": {"customer_id": "cus-nowhere"},
     "customers-assign-customer": {"customer_id": "cus-nowhere"},
     "customers-add-note": {"customer_id": "cus-nowhere"},
+    "customers-decide-customer": {"customer_id": "cus-nowhere"},
     "customers-record-handout": {"customer_id": "cus-nowhere"},
     "customers-edit-kyc": {"customer_id": "cus-nowhere"},
     "customers-edit-kyb": {"customer_id": "cus-nowhere"},

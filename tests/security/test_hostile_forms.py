@@ -132,6 +132,14 @@ def targets(name: str, upstream) -> list[Target]:
         from customers.forms.casework import NoteForm
 
         return [Target(url_of(name), _fields(NoteForm), base)]
+    if name == "customers-decide-customer":
+        from customers.forms.casework import DecisionForm
+
+        return [Target(url_of(name), _fields(DecisionForm), base)]
+    if name == "customers-bulk-assign":
+        from customers.forms.casework import BulkAssignForm
+
+        return [Target(url_of(name), {**_fields(BulkAssignForm), "back": forms.CharField()}, base)]
     if name == "customers-record-handout":
         from customers.forms.casework import HandoutForm
 

@@ -1,0 +1,75 @@
+"""Case work to the end: a reviewer's decision with its reason, the escalations view, and
+bulk assignment from the queue. Reads need view_customers, writes change_customers."""
+
+from urllib.parse import parse_qsl, urlencode
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from core.access import role_required
+from core.pagination import paginate_keyset
+
+from . import selectors, services
+from .forms.casework import BulkAssignForm, DecisionForm
+from .models import CaseDecision, Customer
+from .views import customer_page_context
+
+PAGE_SIZE = 50
+MAX_BACK = 2000
+
+
+@role_required("change_customers")
+@require_POST
+def decide_customer(request, customer_id):
+    customer = get_object_or_404(Customer, customer_id=customer_id)
+    form = DecisionForm(request.POST)
+    if form.is_valid():
+        try:
+            decision = services.customer_decide(actor=request.user, customer=customer, **form.cleaned_data)
+        except services.DecisionRefused as exc:
+            form.add_error("kind", str(exc))
+        else:
+            messages.success(request, _decided_message(decision))
+            return redirect("customers-view-customer", customer_id=customer_id)
+    # Shown again on the customer page with what was typed.
+    context = customer_page_context(request, customer)
+    context["decision_form"] = form
+    return render(request, "customers/view_customer.html", context, status=400)
+
+
+def _decided_message(decision: CaseDecision) -> str:
+    if decision.kind == CaseDecision.Kind.RETURNED:
+        return "The case is back in “Needs a person”."
+    if decision.kind == CaseDecision.Kind.ESCALATED:
+        return f"Escalated (level {decision.escalation_level}): the case is in the escalations view."
+    return f"Decision recorded: {decision.get_kind_display()}. The case leaves “Needs a person” until the customer changes."
+
+
+@role_required("view_customers")
+@require_GET
+def list_escalations(request):
+    """Escalated cases, highest level first, then the longest escalated."""
+    qs = Customer.objects.filter(selectors.escalated_q()).select_related("assignee")
+    page = paginate_keyset(
+        qs, ordering=("-escalation_level", "case_decided_at", "id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE
+    )
+    return render(request, "customers/list_escalations.html", {"page": page})
+
+
+@role_required("change_customers")
+@require_POST
+def bulk_assign(request):
+    form = BulkAssignForm(request.POST)
+    # Back to the queue as it was filtered: rebuilt as a query string of this page, never another site.
+    query = urlencode(parse_qsl(request.POST.get("back", "")[:MAX_BACK]))
+    back = reverse("customers-list-customers") + (f"?{query}" if query else "")
+    if not form.is_valid():
+        messages.error(request, " ".join(form.non_field_errors()) or "Choose a colleague who works on customers.")
+        return redirect(back)
+    assignee = request.user if form.cleaned_data["claim"] else form.cleaned_data["assignee"]
+    count = services.customers_bulk_assign(actor=request.user, customer_ids=form.customer_ids, assignee=assignee)
+    who = "you" if assignee == request.user else assignee.get_username()
+    messages.success(request, f"{count} case{'s' if count != 1 else ''} now assigned to {who}.")
+    return redirect(back)
