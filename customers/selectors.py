@@ -334,8 +334,16 @@ class TimelineEntry:
     outcome: str = "success"
 
 
-def customer_timeline(customer: Customer, changes: list) -> list[TimelineEntry]:
-    """Status history of the mirror merged with the audit events about this customer, newest first."""
+def customer_events(customer: Customer):
+    """The newest 100 audit events about this customer (the timeline's; the audit_target index)."""
+    return AuditEvent.objects.filter(target_kind="customer", target_id=customer.customer_id).order_by(
+        "-created_at", "-id"
+    )[:100]
+
+
+def customer_timeline(customer: Customer, changes: list, events: list | None = None) -> list[TimelineEntry]:
+    """Status history of the mirror merged with the audit events about this customer, newest
+    first; `events` as read by the page with its other lists (else read here)."""
     entries = [
         TimelineEntry(
             at=change.changed_at,
@@ -346,9 +354,8 @@ def customer_timeline(customer: Customer, changes: list) -> list[TimelineEntry]:
         )
         for change in changes
     ]
-    events = AuditEvent.objects.filter(target_kind="customer", target_id=customer.customer_id).order_by("-created_at")[
-        :100
-    ]
+    if events is None:
+        events = customer_events(customer)
     for event in events:
         sections = event.details.get("sections")
         detail = ", ".join(sections) if isinstance(sections, list) else ""

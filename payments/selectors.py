@@ -236,9 +236,10 @@ def customer_section(customer: Customer) -> Section:
     return Section(
         template="payments/_customer_section.html",
         context={
-            "accounts": list(customer.payment_accounts.order_by("-id")[:20]),
-            "transactions": list(customer.transactions.order_by("-id")[:20]),
-            "rules": list(customer.automation_rules.order_by("-id")[:20]),
+            # Read with the page's other lists (customers.page_sections.read_lists).
+            "accounts": customer.payment_accounts.order_by("-id")[:20],
+            "transactions": customer.transactions.order_by("-id")[:20],
+            "rules": customer.automation_rules.order_by("-id")[:20],
         },
     )
 
