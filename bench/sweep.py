@@ -52,7 +52,8 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
             INSERT INTO customers_verificationissue (customer_id, code, message, timestamp)
             SELECT id, CASE WHEN id %% 500 = 0 THEN 'SELFIE_MISMATCH' ELSE 'DOCUMENT_MISSING_BACK' END, '', status_since
             FROM customers_customer WHERE status = 'NEEDS_ADDITIONAL_INFORMATION'
-            """
+            """,
+            [],
         )
         cursor.execute("SELECT min(id) FROM customers_customer")
         c0 = cursor.fetchone()[0]
