@@ -75,3 +75,26 @@ def test_created_dates_are_the_staff_members_days():
         assert set(qs.values_list("correlation_id", flat=True)) == {"first", "last"}
     qs = TransactionFilter(params, queryset=Transaction.objects.all()).qs
     assert set(qs.values_list("correlation_id", flat=True)) == {"last", "after"}  # the UTC day
+
+
+@pytest.mark.parametrize("approved", [True, False])
+def test_the_transaction_page_costs_six_queries(client_as, make_staff, approved, django_assert_num_queries):
+    from payments.models import ApprovalStatus
+    from tests.factories import ApprovalRequestFactory, PaymentAccountFactory
+
+    source = PaymentAccountFactory(nickname="Main USD")
+    tx = TransactionFactory(source_account_id=source.account_id)
+    if approved:
+        maker, checker = make_staff("operations", username="olga"), make_staff("admin", username="pavel")
+        ApprovalRequestFactory(
+            maker=maker, checker=checker, status=ApprovalStatus.EXECUTED, transaction_id=tx.transaction_id
+        )
+    client = client_as("auditor")
+    url = reverse("payments-view-transaction", args=[tx.transaction_id])
+    client.get(url)
+    with django_assert_num_queries(6):  # session, user, permissions, version, the row, its lists
+        html = client.get(url).content.decode()
+    assert "Main USD" in html
+    if approved:
+        assert "olga" in html.split('id="tx-maker"')[1].split("</dd>")[0]
+        assert "pavel" in html.split('id="tx-checker"')[1].split("</dd>")[0]
