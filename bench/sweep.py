@@ -173,6 +173,19 @@ def deep_cursor(model, ordering: tuple[str, ...], depth: int) -> str | None:
     return _encode(list(row)) if row else None
 
 
+def slowest_plan(client, url: str) -> list[str]:
+    """EXPLAIN (ANALYZE, BUFFERS) of the slowest statement one request of `url` runs."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        client.get(url)
+    sql = max(captured.captured_queries, key=lambda q: float(q["time"]))["sql"]
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql.replace("%", "%%"))
+        return [row[0] for row in cursor.fetchall()]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--customers", type=int, default=1_000_000)
@@ -182,6 +195,7 @@ def main():
     parser.add_argument("--big-share", type=float, default=0.05, help="share of transactions of the largest customer")
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--database", default="bench_sweep")
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN (ANALYZE, BUFFERS) the ten slowest")
     args = parser.parse_args()
 
     from _setup import count_queries, percentile, production_env, setup_django
@@ -268,6 +282,9 @@ def main():
         )
         print(json.dumps(cases[-1]), file=sys.stderr)
     slowest = sorted(cases, key=lambda c: c["p50_ms"], reverse=True)[:10]
+    if args.explain:
+        for case in slowest:
+            case["plan"] = slowest_plan(clients[case["role"]], case["url"])
     summary = {
         "customers": args.customers,
         "transactions": args.transactions,
