@@ -2,6 +2,11 @@ import django_filters
 from django import forms
 
 from .models import AuditEvent
+from .timezones import day_range
+
+
+def _date_input():
+    return forms.DateInput(attrs={"type": "date"})
 
 
 class AuditEventFilter(django_filters.FilterSet):
@@ -9,13 +14,21 @@ class AuditEventFilter(django_filters.FilterSet):
     action = django_filters.CharFilter(field_name="action", label="Action")
     target_kind = django_filters.CharFilter(field_name="target_kind", label="Target kind")
     target_id = django_filters.CharFilter(field_name="target_id", label="Target id")
+    # Whole days in the staff member's time zone, as a range on created_at (the keyset index
+    # seeks it) rather than a cast of every row to a date.
     since = django_filters.DateFilter(
-        field_name="created_at", lookup_expr="date__gte", label="From", widget=forms.DateInput(attrs={"type": "date"})
+        field_name="created_at", method="filter_since", label="From", widget=_date_input()
     )
     until = django_filters.DateFilter(
-        field_name="created_at", lookup_expr="date__lte", label="Until", widget=forms.DateInput(attrs={"type": "date"})
+        field_name="created_at", method="filter_until", label="Until", widget=_date_input()
     )
 
     class Meta:
         model = AuditEvent
         fields = []
+
+    def filter_since(self, queryset, name, value):
+        return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(since=value).items()})
+
+    def filter_until(self, queryset, name, value):
+        return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(until=value).items()})

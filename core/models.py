@@ -44,6 +44,8 @@ class AuditEvent(models.Model):
             models.Index(fields=["actor_username", "-created_at"], name="audit_actor"),
             models.Index(fields=["action", "-created_at"], name="audit_action"),
             models.Index(fields=["target_kind", "target_id", "-created_at"], name="audit_target"),
+            # A target id without its kind (ids are unique across kinds), in keyset order.
+            models.Index(fields=["target_id", "-created_at", "-id"], name="audit_target_id"),
         ]
 
     def __str__(self):

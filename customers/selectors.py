@@ -344,9 +344,27 @@ class TimelineEntry:
     outcome: str = "success"
 
 
-def customer_timeline(customer: Customer, changes: list) -> list[TimelineEntry]:
+def customer_events(customer: Customer):
+    """The newest 100 audit events about this customer (the timeline's; the audit_target index),
+    less the decisions, which the timeline shows with their reason."""
+    return (
+        AuditEvent.objects.filter(target_kind="customer", target_id=customer.customer_id)
+        .exclude(action="customer.decide", outcome=AuditEvent.Outcome.SUCCESS)
+        .order_by("-created_at", "-id")[:100]
+    )
+
+
+def customer_decisions(customer: Customer):
+    """The case's newest 100 decisions."""
+    return customer.decisions.order_by("-created_at", "-id")[:100]
+
+
+def customer_timeline(
+    customer: Customer, changes: list, events: list | None = None, decisions: list | None = None
+) -> list[TimelineEntry]:
     """Status history of the mirror, the case's decisions and the audit events about this
-    customer, in staff words, newest first."""
+    customer, in staff words, newest first; `events` and `decisions` as read by the page with
+    its other lists (else read here)."""
     entries = [
         TimelineEntry(
             at=change.changed_at,
@@ -358,7 +376,9 @@ def customer_timeline(customer: Customer, changes: list) -> list[TimelineEntry]:
         )
         for change in changes
     ]
-    for decision in customer.decisions.order_by("-created_at", "-id")[:100]:
+    if decisions is None:
+        decisions = customer_decisions(customer)
+    for decision in decisions:
         level = f" (level {decision.escalation_level})" if decision.kind == CaseDecision.Kind.ESCALATED else ""
         entries.append(
             TimelineEntry(
@@ -369,12 +389,8 @@ def customer_timeline(customer: Customer, changes: list) -> list[TimelineEntry]:
                 who=decision.actor_username,
             )
         )
-    events = (
-        AuditEvent.objects.filter(target_kind="customer", target_id=customer.customer_id)
-        # The decisions are on the timeline already, with their reason.
-        .exclude(action="customer.decide", outcome=AuditEvent.Outcome.SUCCESS)
-        .order_by("-created_at")[:100]
-    )
+    if events is None:
+        events = customer_events(customer)
     for event in events:
         sections = event.details.get("sections")
         detail = ", ".join(str(s).replace("_", " ") for s in sections) if isinstance(sections, list) else ""

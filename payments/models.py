@@ -167,6 +167,11 @@ class Transaction(MirroredModel):
             models.Index(fields=["-created_upstream_at", "-id"], name="tx_keyset"),
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
+            # The rail and currency filters: rare or absent values must not walk the keyset index.
+            models.Index(fields=["source_payment_method", "-created_upstream_at", "-id"], name="tx_rail_keyset"),
+            models.Index(fields=["source_currency", "-created_upstream_at", "-id"], name="tx_currency_keyset"),
+            # "Expires within": the few rows in the window, then sorted (no status to lead with).
+            models.Index(fields=["expires_at"], name="tx_expiry_window", condition=models.Q(expires_at__isnull=False)),
             models.Index(fields=["correlation_id"], name="tx_correlation"),
             # A quote's page and the open quotes find a quote's transaction by its id.
             models.Index(fields=["quote_id"], name="tx_quote"),

@@ -10,6 +10,7 @@ from django.utils import timezone
 from core.exports import Column
 from core.live import CompiledQuery, version_of
 from core.models import AuditEvent
+from core.together import fetch_together
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
 
@@ -236,24 +237,45 @@ def customer_section(customer: Customer) -> Section:
     return Section(
         template="payments/_customer_section.html",
         context={
-            "accounts": list(customer.payment_accounts.order_by("-id")[:20]),
-            "transactions": list(customer.transactions.order_by("-id")[:20]),
-            "rules": list(customer.automation_rules.order_by("-id")[:20]),
+            # Read with the page's other lists (customers.page_sections.read_lists).
+            "accounts": customer.payment_accounts.order_by("-id")[:20],
+            "transactions": customer.transactions.order_by("-id")[:20],
+            "rules": customer.automation_rules.order_by("-id")[:20],
         },
     )
 
 
-def executed_by(tx: Transaction) -> dict:
-    """Who moved the money: the maker and checker of the approved request that executed it,
-    else the staff member whose execute (below the approval threshold) the audit log records."""
-    approval = ApprovalRequest.objects.select_related("maker", "checker").filter(transaction_id=tx.transaction_id)
-    approval = approval.first()
-    if approval is not None:
-        return {"approval": approval}
-    event = AuditEvent.objects.filter(
-        action="quote.execute",
-        target_kind="transaction",
-        target_id=tx.transaction_id,
-        outcome=AuditEvent.Outcome.SUCCESS,
-    ).first()
-    return {"executor": event.actor_username if event else ""}
+def transaction_page_lists(tx: Transaction) -> dict:
+    """What the transaction page shows around the row, in one query (core.together): the
+    accounts by name, the rule that made it, its history, and who moved the money (the maker
+    and checker of its approved request, else the executor the audit log records)."""
+    from django.contrib.auth import get_user_model
+
+    approvals = ApprovalRequest.objects.filter(transaction_id=tx.transaction_id).order_by("id")[:1]
+    rule_id = tx.correlation_id.removeprefix(RULE_CORRELATION_PREFIX)
+    has_rule = tx.correlation_id.startswith(RULE_CORRELATION_PREFIX)
+    accounts, rules, history, found, people, events = fetch_together(
+        PaymentAccount.objects.filter(
+            account_id__in={i for i in (tx.source_account_id, tx.destination_account_id) if i}
+        ),
+        AutomationRule.objects.filter(rule_id=rule_id if has_rule else None).order_by("id")[:1],
+        tx.status_changes.order_by("-changed_at", "-id"),
+        approvals,
+        get_user_model().objects.filter(
+            Q(pk__in=approvals.values("maker_id")) | Q(pk__in=approvals.values("checker_id"))
+        ),
+        AuditEvent.objects.filter(
+            action="quote.execute",
+            target_kind="transaction",
+            target_id=tx.transaction_id,
+            outcome=AuditEvent.Outcome.SUCCESS,
+        ).order_by("-created_at", "-id")[:1],
+    )
+    lists = {"accounts": {a.account_id: a for a in accounts}, "rule": rules[0] if rules else None, "history": history}
+    if found:
+        approval, by_pk = found[0], {user.pk: user for user in people}
+        for name in ("maker", "checker"):
+            if getattr(approval, f"{name}_id") in by_pk:
+                setattr(approval, name, by_pk[getattr(approval, f"{name}_id")])
+        return {**lists, "approval": approval}
+    return {**lists, "executor": events[0].actor_username if events else ""}

@@ -71,10 +71,18 @@ class AssignForm(forms.Form):
         queryset=get_user_model().objects.none(), required=False, label="Assign to", empty_label="Nobody"
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, colleagues_read=None, **kwargs):
         super().__init__(*args, **kwargs)
         # Only those who may work on customers can be given a case.
-        self.fields["assignee"].queryset = colleagues()
+        field = self.fields["assignee"]
+        field.queryset = colleagues()
+        if colleagues_read is not None:
+            # Already read with the page's other lists: shown without a query of its own
+            # (a POST is still checked against the queryset).
+            field.choices = [
+                ("", field.empty_label),
+                *((user.pk, field.label_from_instance(user)) for user in colleagues_read),
+            ]
 
 
 class NoteForm(forms.Form):

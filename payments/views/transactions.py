@@ -21,11 +21,9 @@ from ..selectors import (
     EXPORT_COLUMNS,
     STUCK_RULE_LABELS,
     StuckRule,
-    accounts_by_id,
     direction_of,
-    executed_by,
-    rule_of_transaction,
     stuck_version,
+    transaction_page_lists,
     transaction_version,
     transactions_listed,
     transactions_stuck,
@@ -184,14 +182,12 @@ def _transaction_context(tx: Transaction) -> dict:
     return {
         "tx": tx,
         "direction": direction_of(tx.source_payment_method),
-        "accounts": accounts_by_id(tx.source_account_id, tx.destination_account_id),
-        "rule": rule_of_transaction(tx),
         "instructions": instruction_rows(tx.transfer_instructions),
         "instructions_kind": (tx.transfer_instructions or {}).get("type", ""),
-        "history": tx.status_changes.order_by("-changed_at", "-id"),
         "cancellable": tx.status in CANCELLABLE_STATUSES,
         "cancel_form": CancelForm(),
-        **executed_by(tx),
+        # Accounts, rule, history and who moved the money: one query.
+        **transaction_page_lists(tx),
     }
 
 

@@ -1,0 +1,72 @@
+"""The customer page costs a fixed number of queries however much the customer holds: its
+short lists (history, issues, timeline, notes, handouts, the payments section, the assignee
+choices) are read in one query."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from core.audit import audit_record
+from core.together import fetch_together
+from customers.models import Customer
+from payments.models import Transaction
+from tests.factories import AuditEventFactory, CustomerFactory, TransactionFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def busy():
+    customer = CustomerFactory(name="Busy Customer")
+    start = timezone.now() - dt.timedelta(days=5)
+    for i in range(25):
+        TransactionFactory(customer=customer, created_upstream_at=start + dt.timedelta(hours=i))
+    for i in range(3):
+        AuditEventFactory(action=f"customer.step_{i}", target_kind="customer", target_id=customer.customer_id)
+    return customer
+
+
+@pytest.mark.parametrize("role", ["compliance", "auditor", "admin"])
+def test_the_customer_page_costs_six_queries(client_as, busy, role, django_assert_num_queries):
+    client = client_as(role)
+    url = reverse("customers-view-customer", args=[busy.customer_id])
+    client.get(url)  # warm-up: the session's time zone
+    with django_assert_num_queries(6):
+        html = client.get(url).content.decode()
+    assert "Busy Customer" in html and "Step 2" in html
+    newest = Transaction.objects.filter(customer=busy).order_by("-id").first()
+    assert newest.transaction_id in html
+
+
+def test_the_assignee_choices_come_with_the_lists(client_as, busy, make_staff):
+    colleague = make_staff("compliance", username="zed")
+    busy.assignee = colleague
+    busy.save(update_fields=["assignee"])
+    html = client_as("compliance").get(reverse("customers-view-customer", args=[busy.customer_id])).content.decode()
+    assert f'<option value="{colleague.pk}" selected>zed</option>' in html
+
+
+def test_fetch_together_keeps_each_lists_order_limit_and_exact_values(busy):
+    other = CustomerFactory()
+    TransactionFactory(customer=other, source_amount=Decimal("0.000000000000000001"))
+    newest_three = Transaction.objects.filter(customer=busy).order_by("-created_upstream_at", "-id")[:3]
+    oldest_two = Customer.objects.order_by("id")[:2]
+    exact = Transaction.objects.filter(customer=other)
+    txs, customers, tiny = fetch_together(newest_three, oldest_two, exact)
+    assert [t.pk for t in txs] == [t.pk for t in newest_three]
+    assert all(t.created_upstream_at.tzinfo is not None for t in txs)
+    assert [c.pk for c in customers] == [c.pk for c in oldest_two]
+    assert tiny[0].source_amount == Decimal("0.000000000000000001")
+
+
+def test_the_version_still_moves_with_case_work(client_as, busy):
+    client = client_as("compliance")
+    url = reverse("customers-view-customer", args=[busy.customer_id])
+    before = client.get(url).context["live_url"]
+    with transaction.atomic():
+        audit_record(actor=None, action="customer.note", target_kind="customer", target_id=busy.customer_id)
+    assert client.get(url).context["live_url"] != before
