@@ -1,7 +1,10 @@
+import sys
+
 from django.contrib import messages
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template import loader
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .access import role_required, staff_required
@@ -95,4 +98,12 @@ def page_not_found(request, exception=None):
 
 
 def server_error(request):
+    # Called by Django inside its handler of the uncaught exception, so sys.exc_info() names it.
+    # The database restarting (refused or dropped connections) is a wait, not a fault of ours:
+    # 503 with Retry-After, which browsers show and the provider's webhook deliveries retry.
+    # Rendered without the request: its context processors could read the database again.
+    if isinstance(sys.exc_info()[1], (OperationalError, InterfaceError)):
+        response = HttpResponse(loader.render_to_string("503.html"), status=503)
+        response["Retry-After"] = "5"
+        return response
     return render(request, "500.html", status=500)

@@ -1,5 +1,6 @@
-"""The project's URLs plus one view that fails, for the 500 page (test_secrets.py)."""
+"""The project's URLs plus views that fail, for the 500 and 503 pages."""
 
+from django.db import OperationalError
 from django.urls import path
 
 from backoffice.urls import handler403, handler404, handler500  # noqa: F401 - the project's error views
@@ -12,4 +13,8 @@ def fail(request):
     raise RuntimeError(f"this view fails on purpose ({client!r})")
 
 
-urlpatterns = [path("fail/", fail), *project_urls]
+def database_down(request):
+    raise OperationalError('connection to server at "127.0.0.1", port 5432 failed: Connection refused')
+
+
+urlpatterns = [path("fail/", fail), path("database-down/", database_down), *project_urls]
