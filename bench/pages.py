@@ -29,7 +29,7 @@ def generate(size: int) -> float:
             INSERT INTO customers_customer (
                 customer_id, organization_id, customer_type, status, name, email, verification_link,
                 available_payment_methods, status_since, first_seen_at, upstream_updated_at, synced_at,
-                missing_upstream)
+                missing_upstream, case_decision, escalation_level)
             SELECT
                 md5(i::text)::uuid::text,
                 'org-' || (i %% 20),
@@ -55,7 +55,7 @@ def generate(size: int) -> float:
                 now(),
                 now() - make_interval(secs => (i::bigint * 7919) %% 5000000),
                 now(),
-                false
+                false, '', 0
             FROM generate_series(1, %s) AS i
             """,
             [size],

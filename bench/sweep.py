@@ -33,7 +33,7 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
             """
             INSERT INTO customers_customer (customer_id, organization_id, customer_type, status, name, email,
                 verification_link, available_payment_methods, status_since, first_seen_at, upstream_updated_at,
-                synced_at, missing_upstream)
+                synced_at, missing_upstream, case_decision, escalation_level)
             SELECT md5('c' || i),
                    CASE WHEN i %% 10 < 8 THEN 'org-big' ELSE 'org-' || (i %% 200) END,
                    CASE WHEN i %% 1000 = 7 THEN 'BUSINESS' ELSE 'INDIVIDUAL' END,
@@ -42,7 +42,7 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
                         WHEN i %% 100 < 95 THEN 'ACTIVE' ELSE 'DEACTIVATED' END,
                    'Customer ' || i, 'c' || i || '@example.com', '', '[]'::jsonb,
                    now() - make_interval(secs => i * 7), now(),
-                   now() - make_interval(secs => (i::bigint * 7919) %% 5000000), now(), false
+                   now() - make_interval(secs => (i::bigint * 7919) %% 5000000), now(), false, '', 0
             FROM generate_series(1, %(n)s) AS i
             """,
             {"n": customers},
