@@ -214,15 +214,15 @@ class KycEdit:
             return True
         words = ", ".join(choices.issue_label(code) for code in missing)
         self.top_errors.append(
-            "The documents sent replace all those on file, and the API does not show us those: sent as they "
-            f"are, the review would find again: {words}. Add what is marked “Needed again”, or add only the "
+            "The documents sent replace all those on file (which the API does not show us), so as they are "
+            f"the review would find again: {words}. Upload what is marked “Needed again” too, or add only the "
             "missing image on the hosted form, which keeps the documents on file."
         )
         if self._first_document().get("type") == "GOVERNMENT_ID" or "DOCUMENT_MISSING" in missing:
             for code in missing:
                 name = MISSING_FIELD[code]
                 if name not in self.form.errors:
-                    self.form.add_error(name, "Needed again: the documents sent replace those on file.")
+                    self.form.add_error(name, "Upload this too, or the review finds it missing again.")
         return False
 
     def add_api_errors(self, errors) -> None:

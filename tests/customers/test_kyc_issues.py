@@ -218,7 +218,7 @@ def test_only_the_back_is_refused_before_it_wipes_the_documents_on_file(reviewer
     html = response.content.decode()
     assert "Nothing was changed." in html
     assert "the review would find again: Front of ID missing, Proof of address missing" in html
-    assert response.context["form"].errors["front_image"] == ["Needed again: the documents sent replace those on file."]
+    assert response.context["form"].errors["front_image"] == ["Upload this too, or the review finds it missing again."]
     assert f'name="back_image_kept" value="{IMAGE}"' in html  # the upload is kept
     assert stored(missing_back) == before
     missing_back.refresh_from_db()
