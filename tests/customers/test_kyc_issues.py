@@ -210,6 +210,21 @@ def test_answering_the_missing_back_sends_only_the_documents(reviewer, missing_b
     assert documents_left_missing(data["documents"]) == []
 
 
+def test_a_passport_answers_without_a_back_and_the_review_passes(reviewer, missing_back, upstream):
+    response = reviewer.post(
+        edit_url(missing_back),
+        {
+            "document_type": "GOVERNMENT_ID",
+            "document_subtype": "PASSPORT",
+            "front_image": png("passport.png"),
+            "proof_of_address_image": png("bill.png"),
+        },
+    )
+    assert response.status_code == 302
+    # The set the form let through is one the sandbox's review accepts.
+    assert upstream.call("GET", f"/customer/{missing_back.customer_id}")["customerStatus"] == "ACTIVE"
+
+
 def test_only_the_back_is_refused_before_it_wipes_the_documents_on_file(reviewer, missing_back, upstream):
     before = stored(missing_back)
 
