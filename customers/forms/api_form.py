@@ -7,6 +7,7 @@ first, so a request the API would refuse is never sent."""
 
 import datetime as dt
 import itertools
+from dataclasses import dataclass
 
 from django import forms
 
@@ -51,12 +52,44 @@ class ApiForm(forms.Form):
                 return name
         return None
 
-    def sections_with_fields(self):
-        """[(section title, [bound fields])] in the order of SECTIONS, for the template."""
+    def sections_with_fields(self) -> list["Section"]:
+        """The form's sections in the order of SECTIONS, for the template."""
         grouped = {key: [] for key in self.SECTIONS}
         for name, (_path, section) in self.PATHS.items():
             grouped[section].append(self[name])
-        return [(self.SECTIONS[key], fields) for key, fields in grouped.items() if fields]
+        return [Section(key, self.SECTIONS[key], fields) for key, fields in grouped.items() if fields]
+
+
+@dataclass
+class Section:
+    """A fieldset of an ApiForm: its bound fields, and what the open issues ask of them
+    (`forms.issues.mark` puts `asked` and `resend` on the fields)."""
+
+    key: str
+    title: str
+    fields: list
+
+    @property
+    def asked(self) -> list:
+        """The open issues asking for fields of this section, each once."""
+        seen = {}
+        for field in self.fields:
+            for issue in getattr(field, "asked", []):
+                seen.setdefault(issue.code, issue)
+        return list(seen.values())
+
+    @property
+    def resend(self) -> bool:
+        return any(getattr(field, "resend", False) for field in self.fields)
+
+    @property
+    def concerned(self) -> bool:
+        return bool(self.asked) or self.resend
+
+    @property
+    def filled(self) -> bool:
+        """Something typed or refused in it: a folded section opens to show it."""
+        return any(field.errors or (field.form.is_bound and bool(field.data)) for field in self.fields)
 
 
 def set_path(data: dict, path: tuple, value) -> None:

@@ -5,9 +5,12 @@ import binascii
 import datetime as dt
 
 import phonenumbers
+from cryptography.fernet import Fernet, InvalidToken
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 from django.template.loader import render_to_string
+from django.utils.crypto import salted_hmac
+from django.utils.html import format_html
 
 from .. import choices
 
@@ -155,11 +158,52 @@ class DocumentField(forms.Field):
         return check_data_uri(str(value))
 
 
+# How long a national ID number typed before an error stays usable in the page that kept it.
+KEPT_ID_SECONDS = 3600
+
+
+def _id_cipher() -> Fernet:
+    """The key of kept national ID numbers: derived from SECRET_KEY, for this use only."""
+    key = salted_hmac("customers.forms.MaskedIdInput", "kept national ID", algorithm="sha256").digest()
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
 class MaskedIdInput(forms.PasswordInput):
-    """The national ID number is typed like a password: kept across an error, never shown."""
+    """The national ID number is typed like a password and never written into a page, not even
+    after an error: what was typed comes back encrypted in a hidden `<name>_kept` input (valid
+    for KEPT_ID_SECONDS) with its last four digits shown, so that nothing typed is lost. Left
+    blank, nothing is sent and the API keeps the number on file."""
 
     def __init__(self):
-        super().__init__(render_value=True, attrs={"autocomplete": "off", "spellcheck": "false"})
+        super().__init__(render_value=False, attrs={"autocomplete": "off", "spellcheck": "false"})
+
+    def value_from_datadict(self, data, files, name):
+        typed = data.get(name)
+        if typed:
+            return typed
+        token = data.get(f"{name}_kept")
+        if not token:
+            return typed
+        try:
+            return _id_cipher().decrypt(str(token).encode(), ttl=KEPT_ID_SECONDS).decode()
+        except (InvalidToken, UnicodeError, ValueError):
+            return ""  # tampered or too old: as if nothing was kept
+
+    def value_omitted_from_data(self, data, files, name):
+        return name not in data and f"{name}_kept" not in data
+
+    def render(self, name, value, attrs=None, renderer=None):
+        html = super().render(name, value, attrs, renderer)
+        if not value:
+            return html
+        token = _id_cipher().encrypt(str(value).encode()).decode()
+        return html + format_html(
+            '<input type="hidden" name="{}_kept" value="{}"><span class="kept">Kept from your last submit: {}. '
+            "Type another number to replace it.</span>",
+            name,
+            token,
+            masked(str(value)),
+        )
 
 
 def masked(number: str) -> str:

@@ -17,7 +17,10 @@ from .fields import (
     text_field,
     yes_no_field,
 )
-from .rows import RowFormSet, row_formset, rows_valid
+from .issues import KYB_ASKS, mark
+from .rows import RowFormSet, row_formset, rows_filled, rows_valid
+
+PERSONS, DOCUMENTS = "associatedPersons", "businessDocuments"
 
 
 class PersonForm(ApiForm):
@@ -219,7 +222,8 @@ class KybEdit:
     are sent, and they replace the ones on file.
     """
 
-    def __init__(self, data=None, files=None):
+    def __init__(self, data=None, files=None, *, issues=()):
+        self.issues = list(issues)
         self.form = KybForm(data, files, prefix="kyb")
         self.persons = row_formset(PersonFormSet, data, files, "persons")
         self.documents = row_formset(BusinessDocumentFormSet, data, files, "documents")
@@ -227,19 +231,65 @@ class KybEdit:
         if data is None:
             self.persons.extra = 1
             self.documents.extra = 1
+        # The open issues each list answers, and their marks on the fields.
+        self.list_issues: dict[str, list] = {"persons": [], "documents": []}
+        parts = {"form": [self.form], "persons": self.persons.forms, "documents": self.documents.forms}
+        for issue in self.issues:
+            part, names = KYB_ASKS.get(issue.code, ("form", ()))
+            if part in self.list_issues:
+                self.list_issues[part].append(issue)
+            for form in parts[part]:
+                for name in names:
+                    mark(form, name, asked=[issue])
+            if issue.code == "SANCTIONED_COUNTRY":
+                for form in self.persons.forms:
+                    mark(form, "nationality", asked=[issue])
+
+    @property
+    def answers(self) -> bool:
+        """Some open issue concerns this form: what it asks for comes first, the rest folded."""
+        concerned = any(section.concerned for section in self.form.sections_with_fields())
+        return concerned or any(self.list_issues.values())
+
+    @property
+    def others_open(self) -> bool:
+        """Something folded was typed or refused: the folded part opens to show it."""
+        sections = [section for section in self.form.sections_with_fields() if not section.concerned]
+        lists = [
+            rows
+            for key, rows in (("persons", self.persons), ("documents", self.documents))
+            if not self.list_issues[key]
+        ]
+        return any(section.filled for section in sections) or any(rows_filled(rows) for rows in lists)
 
     def is_valid(self) -> bool:
-        return all([self.form.is_valid(), rows_valid(self.persons), rows_valid(self.documents)])
+        valid = all([self.form.is_valid(), rows_valid(self.persons), rows_valid(self.documents)])
+        return valid and self._lists_answer_issues()
+
+    def _lists_answer_issues(self) -> bool:
+        """A list sent while an issue asks for it must answer the issue: it replaces the list on
+        file, and the review would only ask again."""
+        data = self.api_data()[0]
+        persons = [f for f in self.persons.rows_to_send() if f.api_data()[0]]
+        documents = [f for f in self.documents.rows_to_send() if f.api_data()[0]]
+        answered = True
+        if persons and self.list_issues["persons"] and not any(p.get("isControlPerson") for p in data[PERSONS]):
+            persons[0].add_error("is_control_person", "Tick “Control person” for someone who directs the business.")
+            answered = False
+        if documents and self.list_issues["documents"] and not any(d.get("documentImage") for d in data[DOCUMENTS]):
+            documents[0].add_error("document_image", "Upload the document's file: the review asks for one.")
+            answered = False
+        return answered
 
     def api_data(self) -> tuple[dict, set[str]]:
         data, sections = self.form.api_data()
         persons = [form.api_data()[0] for form in self.persons.rows_to_send()]
         if any(persons):
-            data["associatedPersons"] = [p for p in persons if p]
+            data[PERSONS] = [p for p in persons if p]
             sections.add("associated_persons")
         documents = [form.api_data()[0] for form in self.documents.rows_to_send()]
         if any(documents):
-            data["businessDocuments"] = [d for d in documents if d]
+            data[DOCUMENTS] = [d for d in documents if d]
             sections.add("business_documents")
         return data, sections
 

@@ -11,11 +11,22 @@ from .fields import (
     PhoneField,
     choice_field,
     country_field,
-    masked,
     text_field,
     yes_no_field,
 )
-from .rows import RowFormSet, row_formset, rows_valid, strip_root
+from .issues import DOCUMENT_ISSUES, DOCUMENT_SET, KYC_ASKS, documents_left_missing, mark
+from .rows import RowFormSet, row_formset, rows_filled, rows_valid, strip_root
+
+# While a document issue is open, the form's document is preset to what the review asks for;
+# a document holding only this is not sent.
+PRESET_DOCUMENT = {"type": "GOVERNMENT_ID"}
+# Where the form's first document takes what a review would find missing.
+MISSING_FIELD = {
+    "DOCUMENT_MISSING": "document_type",
+    "DOCUMENT_MISSING_FRONT": "front_image",
+    "DOCUMENT_MISSING_BACK": "back_image",
+    "PROOF_OF_ADDRESS_MISSING": "proof_of_address_image",
+}
 
 
 class IdentityDocumentForm(ApiForm):
@@ -87,7 +98,8 @@ class KycForm(IdentityDocumentForm):
         max_length=64,
         required=False,
         widget=MaskedIdInput(),
-        help_text="Never shown again once sent. Type, number and country go together.",
+        help_text="Never shown, not even here. Leave blank to keep the number on file; type, number and "
+        "country go together.",
     )
     national_id_issuing_country = country_field("Issuing country")
     employment_status = choice_field("Employment status", choices.EMPLOYMENT_STATUSES)
@@ -125,10 +137,6 @@ class KycForm(IdentityDocumentForm):
         check_national_id_triple(self, NATIONAL_ID_FIELDS)
         return data
 
-    def national_id_hint(self) -> str:
-        number = self.data.get(self.add_prefix("national_id_number"), "") if self.is_bound else ""
-        return masked(number) if number else ""
-
 
 IdentityDocumentFormSet = forms.formset_factory(
     IdentityDocumentForm, formset=RowFormSet, extra=0, can_delete=True, max_num=20, absolute_max=20
@@ -137,28 +145,85 @@ IdentityDocumentFormSet = forms.formset_factory(
 
 class KycEdit:
     """The KYC editor: the KYC form (holding the first identity document) and further
-    identity documents as rows. Documents replace on the API: all of them are sent together."""
+    identity documents as rows. Documents replace on the API: all of them are sent together.
 
-    def __init__(self, data=None, files=None, *, prefix=None):
-        self.form = KycForm(data, files, prefix=prefix)
+    With `issues` (the customer's open verification issues), the fields they concern are
+    marked; while a document issue is open the document type is preset to the government ID
+    the review asks for, and documents are sent only as a set the review accepts (a set that
+    replaced those on file and still lacked an image would lose the ones on file).
+    """
+
+    def __init__(self, data=None, files=None, *, prefix=None, issues=()):
+        self.issues = list(issues)
+        codes = {issue.code for issue in self.issues}
+        self.documents_asked = bool(codes & DOCUMENT_ISSUES)
+        initial = {"document_type": PRESET_DOCUMENT["type"]} if self.documents_asked else None
+        self.form = KycForm(data, files, prefix=prefix, initial=initial)
         self.documents = row_formset(IdentityDocumentFormSet, data, files, "kyc_documents")
         self.top_errors: list[str] = []
+        for issue in self.issues:
+            for name in KYC_ASKS.get(issue.code, ()):
+                mark(self.form, name, asked=[issue])
+        if self.documents_asked:
+            for name in DOCUMENT_SET:
+                mark(self.form, name, resend=True)
+
+    @property
+    def answers(self) -> bool:
+        """Some open issue concerns fields of this form: those come first, the rest folded."""
+        return any(section.concerned for section in self.form.sections_with_fields())
+
+    @property
+    def others_open(self) -> bool:
+        """A folded section holds something typed or refused: it opens to show it."""
+        folded = [section for section in self.form.sections_with_fields() if not section.concerned]
+        rows = any(section.key == "documents" for section in folded) and rows_filled(self.documents)
+        return rows or any(section.filled for section in folded)
 
     def is_valid(self) -> bool:
-        return all([self.form.is_valid(), rows_valid(self.documents)])
+        valid = all([self.form.is_valid(), rows_valid(self.documents)])
+        return valid and (not self.documents_asked or self._documents_complete())
+
+    def _first_document(self) -> dict:
+        """The form's own document as sent: nothing when it holds only the preset type."""
+        document = (self.form.api_data()[0].get("documents") or [{}])[0]
+        return {} if self.documents_asked and document == PRESET_DOCUMENT else document
 
     def _document_forms(self) -> list[ApiForm]:
         """The forms of the documents sent, in the request's order: documents[i] is the i-th."""
-        first = [self.form] if self.form.api_data()[0].get("documents") else []
+        first = [self.form] if self._first_document() else []
         return first + [row for row in self.documents.rows_to_send() if row.api_data()[0]]
 
     def api_data(self) -> tuple[dict, set[str]]:
         data, sections = self.form.api_data()
-        more = [row.api_data()[0] for row in self.documents.rows_to_send()]
-        if any(more):
-            data["documents"] = [*data.get("documents", []), *(d for d in more if d)]
+        first = self._first_document()
+        documents = [first] if first else []
+        documents += [d for d in (row.api_data()[0] for row in self.documents.rows_to_send()) if d]
+        data.pop("documents", None)
+        sections.discard("documents")
+        if documents:
+            data["documents"] = documents
             sections.add("documents")
         return data, sections
+
+    def _documents_complete(self) -> bool:
+        """Documents sent while a document issue is open must leave nothing missing."""
+        documents = self.api_data()[0].get("documents")
+        missing = documents_left_missing(documents) if documents else []
+        if not missing:
+            return True
+        words = ", ".join(choices.issue_label(code) for code in missing)
+        self.top_errors.append(
+            "The documents sent replace all those on file (which the API does not show us), so as they are "
+            f"the review would find again: {words}. Upload what is marked “Needed again” too, or add only the "
+            "missing image on the hosted form, which keeps the documents on file."
+        )
+        if self._first_document().get("type") == "GOVERNMENT_ID" or "DOCUMENT_MISSING" in missing:
+            for code in missing:
+                name = MISSING_FIELD[code]
+                if name not in self.form.errors:
+                    self.form.add_error(name, "Upload this too, or the review finds it missing again.")
+        return False
 
     def add_api_errors(self, errors) -> None:
         """VALIDATION_ERROR details onto the fields, document rows included; the rest at the top."""

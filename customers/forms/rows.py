@@ -24,5 +24,10 @@ def rows_valid(formset) -> bool:
     return not formset.is_bound or formset.is_valid()
 
 
+def rows_filled(formset) -> bool:
+    """A bound formset with a row typed in or refused."""
+    return formset.is_bound and any(form.has_changed() or form.errors for form in formset.forms)
+
+
 def strip_root(path, root: str) -> tuple:
     return tuple(path[1:]) if tuple(path[:1]) == (root,) else tuple(path)

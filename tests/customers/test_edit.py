@@ -302,7 +302,9 @@ def test_api_validation_errors_land_on_fields_and_input_survives(reviewer, nai_c
             "national_id_number": "123456789",
             "national_id_issuing_country": "US",
             "document_type": "GOVERNMENT_ID",
+            "front_image": png("front.png"),
             "back_image": png(),
+            "proof_of_address_image": png("bill.png"),
         },
     )
     form = response.context["form"]
