@@ -32,6 +32,7 @@ class AccountBaseForm(ApiErrorsMixin, forms.Form):
             raise forms.ValidationError("No customer with this id in the back-office; sync customers first.")
         if customer.status in ("REJECTED", "DEACTIVATED"):
             raise forms.ValidationError(f"This customer is {customer.status.lower()}: it cannot get payment accounts.")
+        self.fields["customer_id"].widget.customer = customer  # shown again without reading it again
         return value
 
     def details(self) -> dict:
