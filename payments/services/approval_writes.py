@@ -15,19 +15,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from core.api_errors import api_error_message
+from core.api_errors import api_error_message, outcome_unknown
 from core.audit import audit_record
 from core.models import AuditEvent
-from paymentsapi import (
-    ApiConnectionError,
-    ApiUnavailable,
-    PaymentsApiError,
-    RateLimited,
-    ServerError,
-    TransportError,
-    UnexpectedResponse,
-    ValidationFailed,
-)
+from paymentsapi import ApiConnectionError, ApiUnavailable, PaymentsApiError, RateLimited, ValidationFailed
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
 from .quotes import quote_create, quote_execute
@@ -176,17 +167,12 @@ def _nothing_sent(error: PaymentsApiError) -> bool:
     )
 
 
-def _uncertain(error: PaymentsApiError) -> bool:
-    """The write may have gone through (no answer, a 5xx, garbled): keep the request approved
-    so that the checker's retry sends the same write under the same key."""
-    return isinstance(error, TransportError | ServerError | RateLimited | UnexpectedResponse)
-
-
 def _write_failed(*, actor, approval: ApprovalRequest, error: PaymentsApiError) -> str:
     """What a failed write does to the request, and the message saying so. A refusal fails the
     request (the maker reads why); a write that never left leaves it waiting for a checker
     again; a write that may have gone through stays approved for the checker's retry when it
-    carries a key (an execute), else fails with a warning to check."""
+    carries a key (an execute: the checker's retry sends the same write under the same key),
+    else fails with a warning to check."""
     message = api_error_message(error, write=True, repeatable=approval.kind == ApprovalKind.EXECUTE_QUOTE)
     if isinstance(error, ValidationFailed):
         # No form to put them on: the maker reads each field's reason with the request.
@@ -197,7 +183,7 @@ def _write_failed(*, actor, approval: ApprovalRequest, error: PaymentsApiError) 
     if _nothing_sent(error):
         _back_to_pending(approval)
         approval.refresh_from_db()
-    elif not (_uncertain(error) and approval.kind == ApprovalKind.EXECUTE_QUOTE):
+    elif not (outcome_unknown(error) and approval.kind == ApprovalKind.EXECUTE_QUOTE):
         _finish(
             actor=actor,
             approval=approval,
