@@ -113,22 +113,6 @@ def test_wallet_address_is_checked_per_chain_before_sending(
     assert faulty_upstream.requests == [], "the API must not be called"
 
 
-def test_the_form_shown_again_reads_its_customer_once(admin, customer_id):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from customers.models import Customer
-
-    table = Customer._meta.db_table
-    with CaptureQueriesContext(connection) as queries:
-        response = admin.post(CREATE, wallet_form(customer_id, address="0x123"))
-    assert errors_of(response) == {"address": ["An address on BASE is 0x followed by 40 hexadecimal characters."]}
-    # The form's check read the customer; the picker shows that one by name.
-    name = Customer.objects.get(customer_id=customer_id).name
-    assert f"<strong data-picker-name>{name}</strong>" in response.content.decode()
-    assert len([q for q in queries.captured_queries if f'FROM "{table}"' in q["sql"]]) == 1
-
-
 def test_api_validation_errors_land_on_their_fields(admin, customer_id):
     response = admin.post(CREATE, wallet_form(customer_id, currency="USDT"))  # no USDT on BASE
     assert response.status_code == 200
