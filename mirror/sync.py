@@ -122,7 +122,7 @@ def sync_payment_accounts(*, client=None, progress: Progress = _noop) -> SyncRun
             run,
             lease,
             lambda token: client.payment_accounts.list(page_token=token, page_size=PAGE_SIZE),
-            lambda items: payment_accounts_upsert(items=items),
+            lambda items: payment_accounts_upsert(items=items, seen_by=Source.SYNC),
             _merge_then_mark_missing,
             progress,
         ),

@@ -105,7 +105,7 @@ def _completed_form_row(item: api.PaymentAccount) -> PaymentAccount | None:
 
 
 @transaction.atomic
-def payment_accounts_upsert(*, items: list[api.PaymentAccount], seen_by: Source = Source.SYNC) -> UpsertCounts:
+def payment_accounts_upsert(*, items: list[api.PaymentAccount], seen_by: Source) -> UpsertCounts:
     """Upsert accounts. A pending bank account (empty id) is keyed by its form link; when an
     account with an id arrives for a link we hold, that row takes the id (the form completed).
     A webhook's account names its new id only: an id the mirror does not know takes the row

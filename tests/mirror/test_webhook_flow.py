@@ -6,6 +6,7 @@ from unittest import mock
 import pytest
 from django.core.management import call_command
 
+from core.mirrored import Source
 from customers.models import Customer
 from customers.upserts import customers_upsert
 from mirror.models import WebhookEvent, WebhookSecret
@@ -118,7 +119,9 @@ def test_a_completed_bank_form_reaches_the_pending_row_through_the_webhook(
             "externalBankAccount": {**bank, "bankAccountPaymentMethod": "ACH"},
         },
     )
-    payment_accounts_upsert(items=list(get_client().payment_accounts.iter(customer_id=customer_id)))
+    payment_accounts_upsert(
+        items=list(get_client().payment_accounts.iter(customer_id=customer_id)), seen_by=Source.SYNC
+    )
     row = PaymentAccount.objects.get()
     assert (row.status, row.account_id) == ("PENDING", None)
 

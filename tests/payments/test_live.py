@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from core.mirrored import Source
 from payments.models import Transaction
 from tests.customers.test_live import poller_url
 from tests.factories import TransactionFactory
@@ -98,12 +99,12 @@ def test_the_customer_pages_payments_follow_an_account_and_a_transaction(client_
     assert client.get(url).status_code == 304
 
     # Another customer's records leave the page alone.
-    payment_accounts_upsert(items=[_account_item(other.customer_id, "acct-other")])
+    payment_accounts_upsert(items=[_account_item(other.customer_id, "acct-other")], seen_by=Source.WEBHOOK)
     _webhook_moves(TransactionFactory(customer=other, status="PROCESSING"), "COMPLETED")
     assert client.get(url).status_code == 304
 
     # A webhook brings an account of hers: the section comes anew, with its Add button.
-    payment_accounts_upsert(items=[_account_item(ada.customer_id, "acct-1", status="PENDING")])
+    payment_accounts_upsert(items=[_account_item(ada.customer_id, "acct-1", status="PENDING")], seen_by=Source.WEBHOOK)
     changed = client.get(url)
     assert changed.status_code == 200
     html = changed.content.decode()
@@ -115,7 +116,7 @@ def test_the_customer_pages_payments_follow_an_account_and_a_transaction(client_
     assert client.get(url).status_code == 304
 
     # The account becomes active, then her transaction completes: each is a new version.
-    payment_accounts_upsert(items=[_account_item(ada.customer_id, "acct-1")])
+    payment_accounts_upsert(items=[_account_item(ada.customer_id, "acct-1")], seen_by=Source.WEBHOOK)
     changed = client.get(url)
     assert 'title="ACTIVE">Active<' in _section(changed.content.decode())
     url = poller_url(changed.content.decode())
