@@ -77,16 +77,11 @@ def heartbeat_checks() -> dict:
 
 def sync_ages() -> dict[str, float | None]:
     """Seconds since the last successful run of each sync kind (None: never succeeded)."""
-    from django.db.models import Max
     from django.utils import timezone
 
-    from mirror.models import SyncRun
+    from mirror.sync import last_successes
 
-    last = dict(
-        SyncRun.objects.filter(outcome=SyncRun.Outcome.SUCCEEDED, kind__in=SYNC_KINDS)
-        .values_list("kind")
-        .annotate(at=Max("finished_at"))
-    )
+    last = last_successes(SYNC_KINDS)
     now = timezone.now()
     return {kind: (now - last[kind]).total_seconds() if last.get(kind) else None for kind in SYNC_KINDS}
 

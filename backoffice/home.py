@@ -301,12 +301,8 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
     breaker = get_client().breaker.current_state
     context = {
         "syncs": [
-            {
-                "kind": kind,
-                "finished_at": run.finished_at if run else None,
-                "age": age(run.finished_at, now) if run else "",
-            }
-            for kind, run in home_figures.last_syncs()
+            {"kind": kind, "finished_at": finished_at, "age": age(finished_at, now) if finished_at else ""}
+            for kind, finished_at in home_figures.last_syncs()
         ],
         "inbox": [
             Figure("Webhook events waiting", inbox.received, f"{inbox_url}?state=received"),

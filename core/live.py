@@ -13,16 +13,19 @@ in use (the old version stays, so the next poll brings the change again).
 What an open page costs: 200 pages poll 50 times a second. The unchanged answer is therefore
 given by LivePollMiddleware before the session, the user and the permissions are read: the
 poller's URL carries a token signed for that URL, its user and the session cookie it was given
-to (`t`), and the 304 needs only that signature and the version's query, compiled once
-(CompiledQuery). Anything else, a changed version first of all, goes through the view and its
-role check as usual. The token tells its holder only "unchanged" for a page they were shown,
-for at most SESSION_COOKIE_AGE; docs/benchmarks.md ("Live pages") has the figures.
+to (`t`), and the 304 needs only that signature, the version's query, compiled once
+(CompiledQuery), and a look that the session still exists (its primary key). Anything else, a
+changed version first of all, goes through the view and its role check as usual. The token
+tells its holder only "unchanged" for a page they were shown, for at most SESSION_COOKIE_AGE
+and no longer than their session: a logout, a deactivation or a second-factor reset (each
+deletes the session) ends it. docs/benchmarks.md ("Live pages") has the figures.
 
 The version also goes out as an ETag, and a request's If-None-Match is honoured like `v`.
 """
 
 import functools
 import hashlib
+from importlib import import_module
 
 from django.conf import settings
 from django.core import signing
@@ -91,6 +94,27 @@ def _token_fits(request) -> bool:
     return value.rpartition(".")[2] == _session_mark(request)
 
 
+def _session_query(session_key):
+    from django.contrib.sessions.models import Session
+
+    return Session.objects.filter(session_key=session_key).values_list("pk")[:1]
+
+
+_SESSION = CompiledQuery(_session_query, arity=1)
+
+
+def _session_alive(request) -> bool:
+    """The session the token was given to still exists (logging out deletes it): its row's
+    primary key, read with a query compiled once (sessions in the database), else the
+    session engine's own look."""
+    session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
+    if not session_key:
+        return False
+    if settings.SESSION_ENGINE == "django.contrib.sessions.backends.db":
+        return _SESSION.first_row(session_key) is not None
+    return import_module(settings.SESSION_ENGINE).SessionStore().exists(session_key)
+
+
 def _known_version(request) -> str:
     tag = request.headers.get("If-None-Match", "").strip().removeprefix("W/").strip('"')
     return request.GET.get("v") or tag
@@ -155,6 +179,6 @@ class LivePollMiddleware:
             version = getattr(match.func, "live_version", None) if match else None
             if known and version is not None and _token_fits(request):
                 current = version(request, **match.kwargs)
-                if current == known:
+                if current == known and _session_alive(request):
                     return _not_modified(current)
         return self.get_response(request)

@@ -1,13 +1,15 @@
 """Sections that other apps add to the customer page.
 
 The customer page knows nothing of payments: the payments app registers, when it starts, a
-function that gives its section of the page (a template and its context) for one customer.
+function that gives its section of the page (a template and its context) for one customer,
+and the columns its section adds to the page's version (core/live.py), so that the open page
+follows a change of what the section shows as it follows the customer's own.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Expression, QuerySet
 
 from core.together import fetch_together
 
@@ -24,12 +26,23 @@ class Section:
 
 
 _makers: list[Callable[[Customer], Section]] = []
+_versions: list[Callable[[], dict[str, Expression]]] = []
 
 
-def register(maker: Callable[[Customer], Section]) -> None:
-    """Add a section to every customer page (registered once, however often called)."""
+def register(maker: Callable[[Customer], Section], version: Callable[[], dict[str, Expression]] | None = None) -> None:
+    """Add a section to every customer page (registered once, however often called).
+
+    `version()` gives the columns the section adds to the page's version query, as
+    expressions on the customer's row (subqueries on OuterRef("pk")), named uniquely: when
+    one of their values moves, the open page gets the section anew."""
     if maker not in _makers:
         _makers.append(maker)
+    if version is not None and version not in _versions:
+        _versions.append(version)
+
+
+def version_columns() -> dict[str, Expression]:
+    return {name: column for version in _versions for name, column in version().items()}
 
 
 def sections_for(customer: Customer) -> list[Section]:

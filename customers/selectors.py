@@ -25,6 +25,7 @@ from django.utils import timezone
 from core.live import CompiledQuery, version_of
 from core.models import AuditEvent
 
+from . import page_sections
 from .choices import action_label
 from .models import (
     CASE_OPEN_STATUSES,
@@ -176,12 +177,14 @@ def _newest(queryset) -> Subquery:
 
 
 def _customer_version_query(customer_id):
+    sections = page_sections.version_columns()
     return (
         Customer.objects.filter(customer_id=customer_id)
         .annotate(
             newest_note=_newest(CustomerNote.objects.filter(customer=OuterRef("pk"))),
             newest_handout=_newest(HostedLinkHandout.objects.filter(customer=OuterRef("pk"))),
             newest_event=_newest(AuditEvent.objects.filter(target_kind="customer", target_id=OuterRef("customer_id"))),
+            **sections,
         )
         .values_list(
             "synced_at",
@@ -193,6 +196,7 @@ def _customer_version_query(customer_id):
             "newest_note",
             "newest_handout",
             "newest_event",
+            *sections,
         )[:1]
     )
 
@@ -210,7 +214,8 @@ _COUNTS_VERSION = CompiledQuery(
 def customer_version(customer_id: str) -> str:
     """What the customer page shows changes only with one of these (one query on indexes): a
     webhook, sync or refresh stamps `synced_at` (status, issues, history); case work moves the
-    assignee or adds a note, a handout or an audit event (the timeline)."""
+    assignee or adds a note, a handout or an audit event (the timeline); the other apps'
+    sections add their own columns (page_sections.register)."""
     return version_of(_CUSTOMER_VERSION.first_row(customer_id))
 
 

@@ -25,7 +25,7 @@ from core.api_errors import api_error_message
 from core.mirrored import Source
 from core.upstream import get_client
 from customers.upserts import customers_upsert
-from payments.upserts import transactions_upsert
+from payments.upserts import payment_accounts_upsert, transactions_upsert
 from paymentsapi import PaymentsApiError
 
 from .models import WebhookEvent
@@ -90,6 +90,11 @@ KINDS = {
         "transactionId",
         lambda client, record_id: client.transactions.get(transaction_id=record_id),
         transactions_upsert,
+    ),
+    "payment_account.update": (
+        "paymentAccountId",
+        lambda client, record_id: client.payment_accounts.get(payment_account_id=record_id),
+        payment_accounts_upsert,
     ),
 }
 

@@ -9,6 +9,7 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 
+from django.db.models import Max
 from django.utils import timezone
 
 from core.locks import hold_lock
@@ -33,6 +34,8 @@ from .models import SyncRun
 log = logging.getLogger(__name__)
 
 PAGE_SIZE = 100
+# The kinds of sync the mirror runs (SyncRun.kind), as below.
+SYNC_KINDS = ("customers", "payment-accounts", "automation-rules", "transactions")
 LOCK_TTL = dt.timedelta(minutes=10)
 
 Progress = Callable[[int], None]
@@ -119,7 +122,7 @@ def sync_payment_accounts(*, client=None, progress: Progress = _noop) -> SyncRun
             run,
             lease,
             lambda token: client.payment_accounts.list(page_token=token, page_size=PAGE_SIZE),
-            lambda items: payment_accounts_upsert(items=items),
+            lambda items: payment_accounts_upsert(items=items, seen_by=Source.SYNC),
             _merge_then_mark_missing,
             progress,
         ),
@@ -181,5 +184,8 @@ def refresh_customer(*, customer_id: str, seen_by: Source = Source.STAFF, client
     return Customer.objects.get(customer_id=customer_id)
 
 
-def last_success(kind: str) -> SyncRun | None:
-    return SyncRun.objects.filter(kind=kind, outcome=SyncRun.Outcome.SUCCEEDED).order_by("-finished_at").first()
+def last_successes(kinds=SYNC_KINDS) -> dict[str, dt.datetime]:
+    """When each of `kinds` last finished a successful run (a kind that never did is absent),
+    in one grouped query on the (kind, outcome, finished_at) index."""
+    runs = SyncRun.objects.filter(outcome=SyncRun.Outcome.SUCCEEDED, kind__in=kinds)
+    return dict(runs.values_list("kind").annotate(at=Max("finished_at")).order_by())

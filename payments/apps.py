@@ -7,6 +7,6 @@ class PaymentsConfig(AppConfig):
     def ready(self):
         from customers import page_sections
 
-        from .selectors import customer_section
+        from .selectors import customer_section, customer_section_version
 
-        page_sections.register(customer_section)
+        page_sections.register(customer_section, version=customer_section_version)

@@ -23,6 +23,8 @@ ACCOUNT_TYPE_LABELS = {
     "SERVICE_AUTO_FIAT_ACCOUNT": "Service auto-fiat account",
     "SERVICE_FIAT_ACCOUNT": "Service fiat account",
 }
+# A customer in one of these statuses gets no new payment account (the API refuses them).
+NO_NEW_ACCOUNT_STATUSES = ("REJECTED", "DEACTIVATED")
 
 
 def _label(currency) -> str:

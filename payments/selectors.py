@@ -4,7 +4,8 @@ import datetime as dt
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Case, CharField, Count, Max, Q, QuerySet, Sum, Value, When
+from django.db.models import Case, CharField, Count, F, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from core.exports import Column
@@ -15,6 +16,7 @@ from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
 
 from .models import (
+    NO_NEW_ACCOUNT_STATUSES,
     ApprovalRequest,
     AutomationRule,
     PaymentAccount,
@@ -232,17 +234,43 @@ def stuck_version(queryset: QuerySet[Transaction]) -> str:
     return version_of(row["n"], row["ids"], row["newest"])
 
 
+SECTION_ROWS = 20
+
+
+def _section_rows(customer) -> dict[str, QuerySet]:
+    """What the customer page's section lists of `customer` (a row, or a reference to one in
+    a query): the newest SECTION_ROWS of each, in the order of its (customer, ...) index."""
+    return {
+        "accounts": PaymentAccount.objects.filter(customer=customer).order_by("-first_seen_at", "-id")[:SECTION_ROWS],
+        "transactions": Transaction.objects.filter(customer=customer).order_by("-created_upstream_at", "-id")[
+            :SECTION_ROWS
+        ],
+        "rules": AutomationRule.objects.filter(customer=customer).order_by("-id")[:SECTION_ROWS],
+    }
+
+
 def customer_section(customer: Customer) -> Section:
-    """The customer page's section of payment accounts, transactions and rules (newest 20 each)."""
+    """The customer page's section of payment accounts, transactions and rules."""
     return Section(
         template="payments/_customer_section.html",
-        context={
-            # Read with the page's other lists (customers.page_sections.read_lists).
-            "accounts": customer.payment_accounts.order_by("-id")[:20],
-            "transactions": customer.transactions.order_by("-id")[:20],
-            "rules": customer.automation_rules.order_by("-id")[:20],
-        },
+        # The lists are read with the page's other lists (customers.page_sections.read_lists).
+        context={**_section_rows(customer), "can_add_account": customer.status not in NO_NEW_ACCOUNT_STATUSES},
     )
+
+
+def customer_section_version() -> dict:
+    """The section's columns of the customer page's version: of each list, the newest stamp
+    among the rows shown. Every upsert (webhook, sync, refresh, staff write) stamps a row's
+    `synced_at`, a sync that no longer sees it its `missing_since`; a new row comes in with a
+    new stamp."""
+    columns = {}
+    for name, shown in _section_rows(OuterRef(OuterRef("pk"))).items():
+        stamps = shown.model.objects.filter(pk__in=shown.values("pk")).annotate(
+            stamp=Coalesce("missing_since", "synced_at")
+        )
+        newest = stamps.order_by(F("stamp").desc(nulls_last=True)).values("stamp")[:1]
+        columns[f"payments_{name}"] = Subquery(newest)
+    return columns
 
 
 def transaction_page_lists(tx: Transaction) -> dict:

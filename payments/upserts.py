@@ -87,10 +87,30 @@ def payment_accounts_merge_completed_forms(*, not_seen_since) -> int:
     return merged
 
 
+def _completed_form_row(item: api.PaymentAccount) -> PaymentAccount | None:
+    """The pending row whose hosted form became `item`, when exactly one of its customer's
+    pending bank accounts could be it (see is_completed_form_of); else None."""
+    pending = PaymentAccount.objects.filter(
+        customer_upstream_id=item.customer_id, account_id__isnull=True, form_link__isnull=False
+    )
+    details = _dump(item.external_bank_account) or {}
+    candidates = [
+        row
+        for row in pending
+        if is_completed_form_of(
+            row, account_type=str(item.payment_account_type), nickname=item.nickname or "", details=details
+        )
+    ]
+    return candidates[0] if len(candidates) == 1 else None
+
+
 @transaction.atomic
-def payment_accounts_upsert(*, items: list[api.PaymentAccount]) -> UpsertCounts:
+def payment_accounts_upsert(*, items: list[api.PaymentAccount], seen_by: Source) -> UpsertCounts:
     """Upsert accounts. A pending bank account (empty id) is keyed by its form link; when an
-    account with an id arrives for a link we hold, that row takes the id (the form completed)."""
+    account with an id arrives for a link we hold, that row takes the id (the form completed).
+    A webhook's account names its new id only: an id the mirror does not know takes the row
+    of the one pending form it can be (a sync leaves that to payment_accounts_merge_completed_forms,
+    which sees whether the form is still pending upstream)."""
     now = timezone.now()
     counts = UpsertCounts()
     items = [without_bank_numbers(a) for a in items]
@@ -103,6 +123,8 @@ def payment_accounts_upsert(*, items: list[api.PaymentAccount]) -> UpsertCounts:
         row = by_id.get(item.payment_account_id) if item.payment_account_id else None
         if row is None and item.bank_account_form_link:
             row = by_link.get(item.bank_account_form_link)
+        if row is None and seen_by == Source.WEBHOOK and item.payment_account_id:
+            row = _completed_form_row(item)
         details = next((_dump(getattr(item, f)) for f in _ACCOUNT_DETAIL_FIELDS if getattr(item, f)), {})
         values = {
             "account_id": item.payment_account_id or None,

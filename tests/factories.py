@@ -303,7 +303,11 @@ class TransactionFactory(DjangoModelFactory):
 # --- The mirror's own work --------------------------------------------------------------------
 
 # Where an event of each kind the mirror follows names its record.
-_EVENT_RECORD_KEYS = {"customer.update": "customerId", "transaction.update": "transactionId"}
+_EVENT_RECORD_KEYS = {
+    "customer.update": "customerId",
+    "transaction.update": "transactionId",
+    "payment_account.update": "paymentAccountId",
+}
 
 
 class WebhookEventFactory(DjangoModelFactory):

@@ -9,7 +9,7 @@ from django import forms
 from core.forms import ApiErrorsMixin
 from customers.models import Customer
 
-from ..models import ACCOUNT_TYPE_LABELS
+from ..models import ACCOUNT_TYPE_LABELS, NO_NEW_ACCOUNT_STATUSES
 from ..rails import CHAIN_CHOICES, FIAT_CURRENCIES, TOKEN_CHOICES, address_error
 from .fields import CustomerPicker
 
@@ -30,8 +30,9 @@ class AccountBaseForm(ApiErrorsMixin, forms.Form):
         customer = Customer.objects.filter(customer_id=value).first()
         if customer is None:
             raise forms.ValidationError("No customer with this id in the back-office; sync customers first.")
-        if customer.status in ("REJECTED", "DEACTIVATED"):
+        if customer.status in NO_NEW_ACCOUNT_STATUSES:
             raise forms.ValidationError(f"This customer is {customer.status.lower()}: it cannot get payment accounts.")
+        self.fields["customer_id"].widget.customer = customer  # shown again without reading it again
         return value
 
     def details(self) -> dict:

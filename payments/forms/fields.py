@@ -85,15 +85,23 @@ class AmountField(forms.CharField):
 class CustomerPicker(forms.HiddenInput):
     """A customer chosen by a type-ahead search on name, e-mail or id (the quote builder's
     search, payments.selectors.customers_search); the field's value stays the customer's id.
-    The chosen customer shows by name, with a way to choose another."""
+    The chosen customer shows by name, with a way to choose another. A form that has read the
+    customer already (to check it) gives it to the widget: `widget.customer = customer`."""
+
+    customer: Customer | None = None
 
     def render(self, name, value, attrs=None, renderer=None):
         value = (value or "").strip() if isinstance(value, str) else ""
         if "\x00" in value:  # not an id, and no database column takes it
             value = ""
-        customer = (
-            Customer.objects.filter(customer_id=value).only("customer_id", "name", "email").first() if value else None
-        )
+        if self.customer is not None and self.customer.customer_id == value:
+            customer = self.customer
+        else:
+            customer = (
+                Customer.objects.filter(customer_id=value).only("customer_id", "name", "email").first()
+                if value
+                else None
+            )
         attrs = self.build_attrs(self.attrs, attrs)
         return render_to_string(
             "payments/_customer_picker.html",

@@ -1,6 +1,7 @@
 """Payment accounts at the API: create one, refresh one, read its balances."""
 
 from core.api_errors import api_error_message
+from core.mirrored import Source
 from core.upstream import get_client
 from core.write_through import AuditTarget, write_through_api
 from paymentsapi import BadRequest, PaymentsApiError, ValidationFailed
@@ -44,7 +45,7 @@ def payment_account_create(
     """
 
     def store(item: api.PaymentAccount) -> PaymentAccount:
-        payment_accounts_upsert(items=[item])
+        payment_accounts_upsert(items=[item], seen_by=Source.STAFF)
         return _mirror_row(item)
 
     return write_through_api(
@@ -107,7 +108,7 @@ def payment_account_refresh(*, actor, account: PaymentAccount) -> tuple[PaymentA
     def store(item: api.PaymentAccount | None) -> tuple[PaymentAccount, str]:
         if item is None:
             return account, NOT_TOLD_APART
-        payment_accounts_upsert(items=[item])
+        payment_accounts_upsert(items=[item], seen_by=Source.STAFF)
         account.refresh_from_db()
         if old_status != account.status:
             return account, f"Refreshed: the account is now {account.status.lower()}."

@@ -11,37 +11,13 @@ key. The write runs with no database transaction open, as every staff write does
 
 import datetime as dt
 import uuid
-from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from core.api_errors import api_error_message
-from core.audit import audit_record
-from core.models import AuditEvent
-from paymentsapi import (
-    ApiConnectionError,
-    ApiUnavailable,
-    PaymentsApiError,
-    RateLimited,
-    ServerError,
-    TransportError,
-    UnexpectedResponse,
-    ValidationFailed,
-)
-
-from ..models import (
-    ApprovalKind,
-    ApprovalRequest,
-    ApprovalStatus,
-    AutomationRule,
-    PaymentAccount,
-    Quote,
-    Transaction,
-)
-from .quotes import quote_create, quote_execute
-from .rules import automation_rule_create, automation_rule_update
+from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, PaymentAccount, Quote
+from .approval_writes import audit_approval, carry_out
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
 PERMISSION_FOR = {
@@ -49,27 +25,10 @@ PERMISSION_FOR = {
     ApprovalKind.CREATE_RULE: "manage_rules",
     ApprovalKind.CHANGE_RULE: "manage_rules",
 }
-# A quote this close to its expiry is quoted again rather than risk it lapsing in flight.
-QUOTE_MARGIN = dt.timedelta(seconds=30)
-BPS = Decimal(10000)
 
 
 class ApprovalRefused(Exception):
     """The request cannot be decided by this person now; the message says why, in staff words."""
-
-
-class ApprovalWriteFailed(Exception):
-    """The approved write did not go through; the message says what happened and what next."""
-
-
-def _audit(*, actor, action: str, approval: ApprovalRequest, details: dict | None = None) -> None:
-    audit_record(
-        actor=actor,
-        action=action,
-        target_kind="approval_request",
-        target_id=str(approval.pk),
-        details={"kind": approval.kind, "maker": approval.maker.get_username(), **(details or {})},
-    )
 
 
 def _new_request(*, actor, kind: str, summary: str, payload: dict, **links) -> ApprovalRequest:
@@ -83,7 +42,7 @@ def _new_request(*, actor, kind: str, summary: str, payload: dict, **links) -> A
             expires_at=timezone.now() + dt.timedelta(hours=settings.APPROVAL_TTL_HOURS),
             **links,
         )
-        _audit(actor=actor, action="approval.request", approval=approval)
+        audit_approval(actor=actor, action="approval.request", approval=approval)
     return approval
 
 
@@ -188,7 +147,9 @@ def _decide(*, actor, approval: ApprovalRequest, status: str, action: str, reaso
         )
         approval.refresh_from_db()
         if won:
-            _audit(actor=actor, action=action, approval=approval, details={"reason": reason} if reason else None)
+            audit_approval(
+                actor=actor, action=action, approval=approval, details={"reason": reason} if reason else None
+            )
     return bool(won)
 
 
@@ -219,172 +180,8 @@ def approval_approve(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
     resuming = approval.status == ApprovalStatus.APPROVED and approval.checker_id == actor.pk
     if not (won or resuming):
         raise ApprovalRefused(_why_not(approval))
-    if approval.kind == ApprovalKind.EXECUTE_QUOTE:
-        _carry_out_execute(actor=actor, approval=approval)
-    else:
-        _carry_out_rule(actor=actor, approval=approval)
+    carry_out(actor=actor, approval=approval)
     return approval
-
-
-def _finish(*, actor, approval: ApprovalRequest, status: str, action: str, details: dict | None = None, **fields):
-    """Record the outcome of an approved request (from APPROVED only: once) and audit it."""
-    with transaction.atomic():
-        done = ApprovalRequest.objects.filter(pk=approval.pk, status=ApprovalStatus.APPROVED).update(
-            status=status, **fields
-        )
-        approval.refresh_from_db()
-        if done:
-            outcome = AuditEvent.Outcome.SUCCESS if status == ApprovalStatus.EXECUTED else AuditEvent.Outcome.FAILURE
-            audit_record(
-                actor=actor,
-                action=action,
-                target_kind="approval_request",
-                target_id=str(approval.pk),
-                outcome=outcome,
-                details={"kind": approval.kind, "maker": approval.maker.get_username(), **(details or {})},
-            )
-
-
-def _uncertain(error: PaymentsApiError) -> bool:
-    """The write may have gone through (no answer, a 5xx, garbled): keep the request approved
-    so that the checker's retry sends the same write under the same key."""
-    return isinstance(error, TransportError | ServerError | RateLimited | UnexpectedResponse)
-
-
-def _moved_bps(approved: Decimal, now: Decimal) -> Decimal:
-    return abs(now - approved) / approved * BPS if approved else BPS
-
-
-def _quote_to_execute(*, actor, approval: ApprovalRequest) -> Quote | None:
-    """The maker's quote while it lives; else a new quote of the same request, if its
-    destination amount is within APPROVAL_PRICE_TOLERANCE_BPS of the approved one (None and
-    the request returned to the maker otherwise)."""
-    if approval.executed_quote_id:
-        return Quote.objects.get(quote_id=approval.executed_quote_id)
-    quote = approval.quote
-    if quote.expires_at <= timezone.now() + QUOTE_MARGIN:
-        body = {k: v for k, v in quote.request.items() if k != "correlationId"}
-        try:
-            quote = quote_create(actor=actor, customer=quote.customer, body=body)
-        except PaymentsApiError as error:
-            # Asking for a quote changes nothing: back to pending, for this or another checker.
-            ApprovalRequest.objects.filter(pk=approval.pk, status=ApprovalStatus.APPROVED).update(
-                status=ApprovalStatus.PENDING, checker=None, decided_at=None
-            )
-            raise ApprovalWriteFailed(
-                f"The quote had expired and a new one could not be made: "
-                f"{api_error_message(error, write=True, repeatable=True)}"
-            ) from error
-        approved, now = approval.approved_destination_amount, quote.destination_amount
-        if _moved_bps(approved, now) > settings.APPROVAL_PRICE_TOLERANCE_BPS:
-            reason = (
-                f"The price moved beyond {settings.APPROVAL_PRICE_TOLERANCE_BPS} bps: approved "
-                f"{approved.normalize():f}, now {now.normalize():f} "
-                f"{quote.request['destination']['destinationCurrency']}. Nothing was executed."
-            )
-            _finish(
-                actor=actor,
-                approval=approval,
-                status=ApprovalStatus.RETURNED,
-                action="approval.return",
-                details={"approved": f"{approved.normalize():f}", "requoted": f"{now.normalize():f}"},
-                reason=reason,
-                requoted_destination_amount=now,
-            )
-            return None
-        ApprovalRequest.objects.filter(pk=approval.pk).update(requoted_destination_amount=now)
-    ApprovalRequest.objects.filter(pk=approval.pk).update(executed_quote_id=quote.quote_id)
-    approval.executed_quote_id = quote.quote_id
-    return quote
-
-
-def _carry_out_execute(*, actor, approval: ApprovalRequest) -> None:
-    quote = _quote_to_execute(actor=actor, approval=approval)
-    if quote is None:
-        return
-    correlation_id = approval.payload.get("correlationId") or approval.quote.request.get("correlationId", "")
-    try:
-        tx: Transaction = quote_execute(actor=actor, quote=quote, correlation_id=correlation_id, approval=approval)
-    except PaymentsApiError as error:
-        _write_failed(actor=actor, approval=approval, error=error)
-    _finish(
-        actor=actor,
-        approval=approval,
-        status=ApprovalStatus.EXECUTED,
-        action="approval.execute",
-        details={"transaction": tx.transaction_id},
-        transaction_id=tx.transaction_id,
-    )
-
-
-def _nothing_sent(error: PaymentsApiError) -> bool:
-    """Not sent, or turned away unread: the API changed nothing."""
-    return isinstance(error, ApiConnectionError | RateLimited) or (
-        isinstance(error, ApiUnavailable) and error.status is None
-    )
-
-
-def _write_failed(*, actor, approval: ApprovalRequest, error: PaymentsApiError):
-    """A refusal fails the request (the maker reads why); a write that never left leaves it
-    waiting for a checker again; a write that may have gone through stays approved for the
-    checker's retry when it carries a key (an execute), else fails with a warning to check."""
-    message = api_error_message(error, write=True, repeatable=approval.kind == ApprovalKind.EXECUTE_QUOTE)
-    if isinstance(error, ValidationFailed):
-        # No form to put them on: the maker reads each field's reason with the request.
-        fields = [
-            f"{field or 'request'}: {text}" for field, texts in error.messages_by_field().items() for text in texts
-        ]
-        message = f"{message} ({'; '.join(fields)})" if fields else message
-    if _nothing_sent(error):
-        ApprovalRequest.objects.filter(pk=approval.pk, status=ApprovalStatus.APPROVED).update(
-            status=ApprovalStatus.PENDING, checker=None, decided_at=None
-        )
-        approval.refresh_from_db()
-    elif not (_uncertain(error) and approval.kind == ApprovalKind.EXECUTE_QUOTE):
-        _finish(
-            actor=actor,
-            approval=approval,
-            status=ApprovalStatus.FAILED,
-            action="approval.fail",
-            details={"error": error.code or type(error).__name__},
-            reason=message,
-        )
-    raise ApprovalWriteFailed(message) from error
-
-
-def _carry_out_rule(*, actor, approval: ApprovalRequest) -> None:
-    payload = approval.payload
-    details = {"approval": approval.pk, "maker": approval.maker.get_username(), "checker": actor.get_username()}
-    try:
-        if approval.kind == ApprovalKind.CREATE_RULE:
-            rule = automation_rule_create(
-                actor=actor,
-                name=payload["name"],
-                customer_id=payload["customerId"],
-                template=payload["template"],
-                trigger=payload["trigger"],
-                details=details,
-            )
-        else:
-            rule = automation_rule_update(
-                actor=actor,
-                rule=approval.rule or AutomationRule.objects.get(rule_id=approval.rule_upstream_id),
-                name=payload["name"],
-                template=payload["template"],
-                trigger=payload["trigger"],
-                details=details,
-            )
-    except PaymentsApiError as error:
-        _write_failed(actor=actor, approval=approval, error=error)
-    _finish(
-        actor=actor,
-        approval=approval,
-        status=ApprovalStatus.EXECUTED,
-        action="approval.execute",
-        details={"rule": rule.rule_id},
-        rule=rule,
-        rule_upstream_id=rule.rule_id,
-    )
 
 
 def approvals_expire() -> int:
@@ -399,6 +196,6 @@ def approvals_expire() -> int:
                 status=ApprovalStatus.EXPIRED, decided_at=now
             ):
                 approval = ApprovalRequest.objects.select_related("maker").get(pk=pk)
-                _audit(actor=None, action="approval.expire", approval=approval)
+                audit_approval(actor=None, action="approval.expire", approval=approval)
                 expired += 1
     return expired

@@ -14,10 +14,10 @@ from ..filters import ApprovalRequestFilter
 from ..forms.approvals import RejectForm
 from ..forms.rules import describe_cron
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, Transaction
+from ..services.approval_writes import ApprovalWriteFailed
 from ..services.approvals import (
     PERMISSION_FOR,
     ApprovalRefused,
-    ApprovalWriteFailed,
     account_name,
     account_names,
     approval_approve,

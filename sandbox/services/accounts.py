@@ -5,6 +5,7 @@ import secrets
 import uuid
 
 from django.db import transaction
+from django.urls import reverse
 
 from .. import clock
 from ..auth import check_organization
@@ -21,8 +22,11 @@ from ..rates import table
 from .addresses import address_error, new_address
 from .customers import CLOSED_CUSTOMER, customer_for_key
 from .records import record_for_key
+from .verification import sandbox_origin
+from .webhooks import emit
 
-# What the hosted bank-account form may fill in; currency and rail stay as created.
+# What the hosted bank-account form may fill in; the currency stays as created, the rail too
+# unless the hosted form chose another (the test helper cannot).
 BANK_FORM_FIELDS = ["bankAccountType", "bankAccountOwnerName", "bankAccountOwnerEmail", "bankName"]
 
 
@@ -128,13 +132,20 @@ def bank_account_form_complete(*, form_token: str, data: dict) -> PaymentAccount
     current = account.details
     merged = {key: data.get(key) or current.get(key, "") for key in BANK_FORM_FIELDS}
     merged["bankAccountCurrency"] = current["bankAccountCurrency"]["label"]
-    merged["bankAccountPaymentMethod"] = current["bankAccountPaymentMethod"]
+    merged["bankAccountPaymentMethod"] = data.get("bankAccountPaymentMethod") or current["bankAccountPaymentMethod"]
     merged["bankAccountNumber"] = data["bankAccountNumber"]
     account.details = bank_account_details(merged)
     account.account_id = uuid.uuid4()
     account.status = PaymentAccountStatus.ACTIVE
     account.created_at = clock.now()
     account.save(update_fields=["details", "account_id", "status", "created_at"])
+    # The account has an id now: integrators that listed payment_account.update re-read it.
+    forms_base = f"{sandbox_origin()}{reverse('sandbox-index').lstrip('/')}forms/"
+    emit(
+        organization_id=account.organization_id,
+        event_type="payment_account.update",
+        data=payment_account_body(account, forms_base=forms_base),
+    )
     return account
 
 

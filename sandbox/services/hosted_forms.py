@@ -29,9 +29,4 @@ def bank_account_form_account(*, token: str) -> PaymentAccount | None:
 def bank_account_form_submit(*, token: str, data: dict) -> PaymentAccount:
     """Complete the pending bank account as the test helper does; the form also lets the owner
     choose the rail (ACH or WIRE), which the helper keeps from the create request."""
-    account = bank_account_form_complete(form_token=token, data=data)
-    method = data.get("bankAccountPaymentMethod")
-    if method and account.details.get("bankAccountPaymentMethod") != method:
-        account.details = {**account.details, "bankAccountPaymentMethod": method}
-        account.save(update_fields=["details"])
-    return account
+    return bank_account_form_complete(form_token=token, data=data)

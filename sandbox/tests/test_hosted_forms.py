@@ -334,6 +334,9 @@ def test_bank_account_form_completes_the_account(client, api, active_customer, m
     body = api.get(f"/payment-accounts/{account.account_id}").json()
     assert body["paymentAccountStatus"] == "ACTIVE"
     assert "bankAccountFormLink" not in body
+    # The change goes out as payment_account.update, with the account as its read shows it.
+    event = Event.objects.get(event_type="payment_account.update")
+    assert event.data == body
 
     again = client.get(link)
     assert "already completed" in again.content.decode()

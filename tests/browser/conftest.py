@@ -1,8 +1,14 @@
+"""What the browser tests share: Chromium, screenshots, and the live server's own sandbox as
+the back-office's upstream over real HTTP (as in production), with a customer in it."""
+
 import os
 import shutil
 from pathlib import Path
 
+import httpx
 import pytest
+
+from tests.conftest import Sandbox
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-results" / "screenshots"
 # The README's pictures: retaken into docs/screenshots/ only when asked (UPDATE_SCREENSHOTS=1),
@@ -41,3 +47,42 @@ def screenshot(page, request):
         return path
 
     return take
+
+
+class LiveSandbox(Sandbox):
+    """The sandbox the live server mounts, reached over HTTP: `call` and the test `helper`s
+    under the back-office's own key."""
+
+    def __init__(self, base_url: str, plain_key: str, key):
+        self.key, self.plain_key = key, plain_key
+        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {plain_key}"})
+
+
+@pytest.fixture
+def sandbox(live_server, settings):
+    """The back-office pointed at the live server's sandbox over HTTP. Reviews wait for a test
+    to decide them (the review helper)."""
+    from sandbox.auth import create_key
+
+    settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
+    key, plain = create_key()
+    settings.PAYMENTS_API_BASE_URL = f"{live_server.url}/sandbox"
+    settings.PAYMENTS_API_KEY = plain
+    settings.PAYMENTS_API_IN_PROCESS = False
+    over_http = LiveSandbox(settings.PAYMENTS_API_BASE_URL, plain, key)
+    with over_http.http:
+        yield over_http
+
+
+@pytest.fixture
+def customer(sandbox):
+    """Ada Lovelace, ACTIVE, with an ACH bank account and a BASE USDC wallet, synced into the
+    mirror: {"customer_id", "bank", "wallet"} (the accounts' ids)."""
+    from tests.payments.transactions_helpers import sandbox_customer
+
+    made = sandbox_customer(sandbox)
+    return {
+        "customer_id": made["customer_id"],
+        "bank": made["bank"]["paymentAccountId"],
+        "wallet": made["wallet"]["paymentAccountId"],
+    }

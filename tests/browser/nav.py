@@ -1,4 +1,4 @@
-"""Following a link in the browser tests.
+"""Logging in and following a link in the browser tests.
 
 A click returns once the next page has started loading; its deferred scripts (htmx and
 ours) may not have run yet, and a change made before they run is lost. ``follow`` clicks
@@ -18,3 +18,27 @@ def pick_customer(page, typed: str, name: str) -> None:
     page.get_by_label("Find a customer").fill(typed)
     page.get_by_role("button", name=name, exact=True).click()
     expect(page.locator("[data-picker-chosen]").get_by_text(name, exact=True)).to_be_visible()
+
+
+def log_in(page, live_server, username: str, next_path: str = "") -> None:
+    """Log in through the login form as a member `make_staff` made. Without `next_path` the
+    home page is checked to greet them; with it, the caller checks the page it lands on."""
+    page.goto(f"{live_server.url}/login/" + (f"?next={next_path}" if next_path else ""))
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("correct horse battery")
+    page.get_by_role("button", name="Log in").click()
+    if not next_path:
+        expect(page.get_by_role("heading", name=f"Welcome, {username}")).to_be_visible()
+
+
+def build_quote(page, live_server, customer, amount="100.00"):
+    """Fill the quote builder for the `customer` fixture: its bank account to its wallet."""
+    page.goto(f"{live_server.url}/payments/quotes/new")
+    page.get_by_label("Find an ACTIVE customer (name, e-mail or id)").fill("Ada")
+    follow(page, page.get_by_role("link", name="Ada Lovelace"))
+    page.get_by_label("Source account").select_option(customer["bank"])
+    expect(page.locator("#direction")).to_contain_text("Onramp (fiat → crypto)")
+    expect(page.get_by_label("Destination account")).to_have_value(customer["wallet"])
+    page.get_by_label("Source amount").fill(amount)
+    expect(page.locator("#preview")).to_contain_text("Destination amount")
+    expect(page.locator("#preview")).to_contain_text("99.250000 USDC" if amount == "100.00" else "USDC")

@@ -4,59 +4,26 @@ The live server mounts the sandbox; the back-office reaches it over real HTTP, a
 production. The main pages are also copied into docs/screenshots/.
 """
 
-import httpx
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
-from mirror.sync import sync_customers, sync_payment_accounts
+from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest
 from payments.services.approvals import approval_approve
-from sandbox.tests.conftest import KYC_DATA
-from tests.browser.nav import follow, pick_customer
-from tests.payments.account_fixtures import EVM_ADDRESS
+from tests.browser.nav import follow, log_in, pick_customer
+from tests.payments.account_fixtures import EVM_ADDRESS, make_customer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def sandbox(live_server, settings):
-    """The back-office pointed at the live server's sandbox over HTTP; -> an httpx client of it."""
-    from sandbox.auth import create_key
-
-    _, plain = create_key()
-    settings.PAYMENTS_API_BASE_URL = f"{live_server.url}/sandbox"
-    settings.PAYMENTS_API_KEY = plain
-    settings.PAYMENTS_API_IN_PROCESS = False
-    with httpx.Client(base_url=f"{live_server.url}/sandbox", headers={"Authorization": f"Bearer {plain}"}) as http:
-        yield http
-
-
-def _call(http, path, body):
-    response = http.post(path, json=body)
-    assert response.is_success, response.text
-    return response.json()
 
 
 def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     page, live_server, make_staff, sandbox, screenshot
 ):
-    customer = _call(
-        sandbox,
-        "/customers",
-        {"customerType": "INDIVIDUAL", "email": "ada@example.com", "firstName": "Ada", "lastName": "Lovelace",
-         "kycData": dict(KYC_DATA)},
-    )  # fmt: skip
-    customer_id = customer["customerId"]
-    _call(sandbox, f"/test-helpers/customers/{customer_id}/review", {"outcome": "ACTIVE", "issues": []})
-    assert sync_customers().outcome == "succeeded"
-
+    customer_id = make_customer(sandbox)
     make_staff("admin")
-    page.goto(f"{live_server.url}/login/?next=/payments/accounts/")
-    page.get_by_label("Username").fill("admin-user")
-    page.get_by_label("Password").fill("correct horse battery")
-    page.get_by_role("button", name="Log in").click()
+    log_in(page, live_server, "admin-user", next_path="/payments/accounts/")
     expect(page.get_by_role("heading", name="Payment accounts")).to_be_visible()
 
     follow(page, page.get_by_role("link", name="New payment account"))
@@ -81,7 +48,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     from payments.models import PaymentAccount
 
     account = PaymentAccount.objects.get(nickname="Ada's Base wallet")
-    _call(sandbox, f"/test-helpers/payment-accounts/{account.account_id}/fund", {"amount": "12.5"})
+    sandbox.helper(f"payment-accounts/{account.account_id}/fund", {"amount": "12.5"})
     page.reload()
     expect(balances.get_by_role("cell", name="12.500000", exact=True)).to_be_visible()
     expect(balances.get_by_role("cell", name="12.50", exact=True)).to_be_visible()
@@ -124,8 +91,8 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     # Crypto to crypto is not a pair the API takes: refused before any request, the input kept.
     expect(page.get_by_text("BASE → BASE is crypto to crypto")).to_be_visible()
     expect(page.get_by_label("Name:", exact=True)).to_have_value("Weekday sweep")
-    bank = _call(
-        sandbox,
+    bank = sandbox.call(
+        "POST",
         "/payment-accounts",
         {"paymentAccountType": "EXTERNAL_BANK_ACCOUNT", "customerId": customer_id, "nickname": "Payroll",
          "externalBankAccount": {"bankAccountType": "CHECKING", "bankAccountOwnerName": "Ada Lovelace",

@@ -5,24 +5,9 @@ import pytest
 from playwright.sync_api import expect
 
 from payments.models import ApprovalRequest, Transaction
-from tests.browser import test_transactions as quote_to_transaction
-from tests.browser.nav import follow
-from tests.browser.test_transactions import build_quote
+from tests.browser.nav import build_quote, follow, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-# The same sandbox upstream and customer as the quote → transaction tests.
-sandbox = quote_to_transaction.sandbox
-customer = quote_to_transaction.customer
-
-
-def log_in_as(page, live_server, make_staff, username, role="operations"):
-    make_staff(role, username)
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("correct horse battery")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name=f"Welcome, {username}")).to_be_visible()
 
 
 def test_a_large_execute_waits_for_a_second_operations_user(
@@ -34,7 +19,8 @@ def test_a_large_execute_waits_for_a_second_operations_user(
     customer,
     screenshot,
 ):
-    log_in_as(page, live_server, make_staff, "olga")
+    make_staff("operations", "olga")
+    log_in(page, live_server, "olga")
     build_quote(page, live_server, customer, amount="20000.00")
     page.get_by_role("button", name="Create quote").click()
     expect(page.get_by_role("heading", name="Quote")).to_be_visible()
@@ -49,7 +35,8 @@ def test_a_large_execute_waits_for_a_second_operations_user(
     # A second operations user, in a browser of their own.
     context = browser.new_context()
     checker = context.new_page()
-    log_in_as(checker, live_server, make_staff, "pavel")
+    make_staff("operations", "pavel")
+    log_in(checker, live_server, "pavel")
     follow(checker, checker.get_by_role("link", name="Waiting for approval"))
     row = checker.locator("table.approvals tbody tr").first
     expect(row).to_contain_text("olga")

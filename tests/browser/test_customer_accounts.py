@@ -6,62 +6,47 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from mirror.sync import sync_customers
-from sandbox.tests.conftest import KYC_DATA
-from tests.browser.nav import follow, pick_customer
-from tests.browser.test_accounts import _call, sandbox  # noqa: F401  (the fixture)
-from tests.payments.account_fixtures import EVM_ADDRESS
+from tests.browser.nav import follow, log_in, pick_customer
+from tests.payments.account_fixtures import EVM_ADDRESS, make_customer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_admin_adds_an_account_from_the_customer_page(page, live_server, make_staff, sandbox, screenshot):  # noqa: F811
-    customer = _call(
-        sandbox,
-        "/customers",
-        {"customerType": "INDIVIDUAL", "email": "grace@example.com", "firstName": "Grace", "lastName": "Hopper",
-         "kycData": dict(KYC_DATA)},
-    )  # fmt: skip
-    customer_id = customer["customerId"]
-    _call(sandbox, f"/test-helpers/customers/{customer_id}/review", {"outcome": "ACTIVE", "issues": []})
-    assert sync_customers().outcome == "succeeded"
-
+def test_admin_adds_an_account_from_the_customer_page(page, live_server, make_staff, sandbox, screenshot):
+    customer_id = make_customer(sandbox)
     make_staff("admin")
-    page.goto(f"{live_server.url}/login/?next=/customers/{customer_id}/")
-    page.get_by_label("Username").fill("admin-user")
-    page.get_by_label("Password").fill("correct horse battery")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Grace Hopper")).to_be_visible()
+    log_in(page, live_server, "admin-user", next_path=f"/customers/{customer_id}/")
+    expect(page.get_by_role("heading", name="Ada Lovelace")).to_be_visible()
 
     follow(page, page.get_by_role("link", name="Add payment account"))
     expect(page.get_by_role("heading", name="New payment account")).to_be_visible()
     # The customer is chosen already, by name; the type tabs keep them.
     picker = page.locator("[data-picker-chosen]")
-    expect(picker.get_by_text("Grace Hopper", exact=True)).to_be_visible()
+    expect(picker.get_by_text("Ada Lovelace", exact=True)).to_be_visible()
     follow(page, page.get_by_role("navigation", name="Account type").get_by_role("link", name="External crypto wallet"))
-    expect(picker.get_by_text("Grace Hopper", exact=True)).to_be_visible()
+    expect(picker.get_by_text("Ada Lovelace", exact=True)).to_be_visible()
     # Choosing another customer and coming back works by name too.
     page.get_by_role("button", name="Choose another customer").click()
     expect(page.get_by_label("Find a customer")).to_be_visible()
-    pick_customer(page, "Gra", "Grace Hopper")
+    pick_customer(page, "Ad", "Ada Lovelace")
 
-    page.get_by_label("Nickname").fill("Grace's Base wallet")
+    page.get_by_label("Nickname").fill("Ada's Base wallet")
     page.get_by_label("Chain").select_option("BASE")
     page.get_by_label("Currency (token label or contract address)").fill("USDC")
     page.get_by_label("Wallet address").fill(EVM_ADDRESS)
     page.get_by_role("button", name="Create external crypto wallet").click()
 
     expect(page.get_by_text("External crypto wallet created.")).to_be_visible()
-    owner = page.get_by_role("link", name="Grace Hopper")
+    owner = page.get_by_role("link", name="Ada Lovelace")
     expect(owner).to_be_visible()
     follow(page, owner)
-    account_link = page.get_by_role("link", name="Grace's Base wallet · External crypto wallet · USDC on BASE · …abab")
+    account_link = page.get_by_role("link", name="Ada's Base wallet · External crypto wallet · USDC on BASE · …abab")
     expect(account_link).to_be_visible()
     screenshot("customer-accounts")
 
     # The accounts list filtered by the same customer, chosen by name: the list follows at once.
     follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Payment accounts"))
-    pick_customer(page, "Grace", "Grace Hopper")
+    pick_customer(page, "Ada", "Ada Lovelace")
     expect(page).to_have_url(re.compile(rf"/payments/accounts/\?.*customer={customer_id}"))
-    expect(page.get_by_role("link", name="Grace's Base wallet")).to_be_visible()
+    expect(page.get_by_role("link", name="Ada's Base wallet")).to_be_visible()
     screenshot("accounts-by-customer")

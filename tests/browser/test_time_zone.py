@@ -6,7 +6,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_compliance import log_in
+from tests.browser.nav import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -2,77 +2,21 @@
 
 import datetime as dt
 
-import httpx
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
 from payments.models import Transaction
-from tests.browser.nav import follow
-from tests.payments.transactions_helpers import BANK, KYC, WALLET
+from tests.browser.nav import build_quote, follow, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def sandbox(live_server, settings):
-    """The live server's own mounted sandbox as the upstream, reached over HTTP."""
-    from sandbox.auth import create_key
-
-    settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
-    _, plain = create_key()
-    settings.PAYMENTS_API_BASE_URL = f"{live_server.url}/sandbox"
-    settings.PAYMENTS_API_KEY = plain
-    settings.PAYMENTS_API_IN_PROCESS = False
-    with httpx.Client(base_url=f"{live_server.url}/sandbox", headers={"Authorization": f"Bearer {plain}"}) as http:
-        yield http
-
-
-def call(http, method, path, body=None, **kwargs) -> dict:
-    response = http.request(method, path, json=body, **kwargs)
-    assert response.is_success, (path, response.status_code, response.text)
-    return response.json() if response.content else {}
-
-
-@pytest.fixture
-def customer(sandbox):
-    """An ACTIVE customer with an ACH account and a BASE USDC wallet, synced into the mirror."""
-    from mirror.sync import sync_customers, sync_payment_accounts
-
-    body = {"customerType": "INDIVIDUAL", "email": "ada@example.com", "firstName": "Ada", "lastName": "Lovelace"}
-    customer_id = call(sandbox, "POST", "/customers", {**body, "kycData": KYC})["customerId"]
-    call(sandbox, "POST", f"/test-helpers/customers/{customer_id}/review", {"outcome": "ACTIVE", "issues": []})
-    bank = call(sandbox, "POST", "/payment-accounts", {**BANK, "customerId": customer_id})
-    wallet = call(sandbox, "POST", "/payment-accounts", {**WALLET, "customerId": customer_id})
-    assert sync_customers().outcome == "succeeded" and sync_payment_accounts().outcome == "succeeded"
-    return {"customer_id": customer_id, "bank": bank["paymentAccountId"], "wallet": wallet["paymentAccountId"]}
-
-
-def log_in(page, live_server, make_staff, role="operations"):
-    make_staff(role)
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(f"{role}-user")
-    page.get_by_label("Password").fill("correct horse battery")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name=f"Welcome, {role}-user")).to_be_visible()
-
-
-def build_quote(page, live_server, customer, amount="100.00"):
-    page.goto(f"{live_server.url}/payments/quotes/new")
-    page.get_by_label("Find an ACTIVE customer (name, e-mail or id)").fill("Ada")
-    follow(page, page.get_by_role("link", name="Ada Lovelace"))
-    page.get_by_label("Source account").select_option(customer["bank"])
-    expect(page.locator("#direction")).to_contain_text("Onramp (fiat → crypto)")
-    expect(page.get_by_label("Destination account")).to_have_value(customer["wallet"])
-    page.get_by_label("Source amount").fill(amount)
-    expect(page.locator("#preview")).to_contain_text("Destination amount")
-    expect(page.locator("#preview")).to_contain_text("99.250000 USDC" if amount == "100.00" else "USDC")
 
 
 def test_operations_quotes_executes_and_follows_an_onramp_to_completed(
     page, live_server, make_staff, sandbox, customer, screenshot
 ):
-    log_in(page, live_server, make_staff)
+    make_staff("operations")
+    log_in(page, live_server, "operations-user")
     build_quote(page, live_server, customer)
     screenshot("quote-builder", docs="quote-builder.png")
     page.get_by_role("button", name="Create quote").click()
@@ -104,8 +48,8 @@ def test_operations_quotes_executes_and_follows_an_onramp_to_completed(
     tx = Transaction.objects.get()
     assert tx.correlation_id == "invoice-2026-11"
     # The sandbox's helpers play the customer's transfer and the provider's completion.
-    call(sandbox, "POST", f"/test-helpers/transactions/{tx.transaction_id}/advance", {"to": "PROCESSING"})
-    call(sandbox, "POST", f"/test-helpers/transactions/{tx.transaction_id}/advance", {"to": "COMPLETED"})
+    sandbox.helper(f"transactions/{tx.transaction_id}/advance", {"to": "PROCESSING"})
+    sandbox.helper(f"transactions/{tx.transaction_id}/advance", {"to": "COMPLETED"})
     page.get_by_role("button", name="Refresh").click()
     expect(page.locator("#tx-status")).to_have_text("Completed")
     expect(page.get_by_role("button", name="Cancel transaction…")).to_have_count(0)
@@ -116,7 +60,8 @@ def test_operations_quotes_executes_and_follows_an_onramp_to_completed(
 
 
 def test_double_click_on_execute_makes_one_transaction(page, live_server, make_staff, sandbox, customer):
-    log_in(page, live_server, make_staff)
+    make_staff("operations")
+    log_in(page, live_server, "operations-user")
     build_quote(page, live_server, customer)
     page.get_by_role("button", name="Create quote").click()
     follow(page, page.get_by_role("button", name="Execute…"))
@@ -131,7 +76,8 @@ def test_double_click_on_execute_makes_one_transaction(page, live_server, make_s
 def test_a_stuck_transaction_is_cancelled_through_the_dialog(
     page, live_server, make_staff, sandbox, customer, screenshot
 ):
-    log_in(page, live_server, make_staff)
+    make_staff("operations")
+    log_in(page, live_server, "operations-user")
     build_quote(page, live_server, customer, amount="42.00")
     page.get_by_role("button", name="Create quote").click()
     follow(page, page.get_by_role("button", name="Execute…"))

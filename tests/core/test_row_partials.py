@@ -42,20 +42,31 @@ def test_the_rows_truncatechars_cuts_an_id():
     assert rendered == "cus_01234567…"
 
 
+def _results(rows: str, head: str, columns, empty: str) -> str:
+    page = type("Page", (), {"items": [], "is_first": True, "next_cursor": None})()
+    context = {"page": page, "head": head, "rows": rows, "columns": columns, "empty": empty}
+    return render_to_string("_results.html", context)
+
+
 @pytest.mark.parametrize(
-    "template", ["payments/transactions/_rows.html", "customers/_queue_rows.html", "payments/accounts/_rows.html"]
+    ("rows", "head", "columns"),
+    [
+        ("payments/transactions/_rows.html", "payments/transactions/list.html#head", 8),
+        ("customers/_queue_rows.html", "customers/list_customers.html#head", 9),
+        ("payments/accounts/_rows.html", "payments/accounts/list.html#head", 6),
+    ],
 )
-def test_an_empty_page_renders_one_row_saying_so(template):
-    page = type("Page", (), {"items": []})()
-    rendered = render_to_string(template, {"page": page})
-    assert rendered.count("<tr>") == 1
-    assert "match these filters." in rendered
+def test_an_empty_page_renders_one_row_saying_so(rows, head, columns):
+    rendered = _results(rows, head, columns, "No rows match these filters.")
+    body = rendered.split("<tbody>", 1)[1]
+    assert body.count("<tr>") == 1
+    assert f'<tr><td colspan="{columns}">No rows match these filters.</td></tr></tbody>' in body
 
 
 def test_the_empty_text_given_by_the_including_page_is_escaped():
-    page = type("Page", (), {"items": []})()
-    rendered = render_to_string("payments/transactions/_rows.html", {"page": page, "empty_text": HOSTILE})
-    assert rendered.strip().endswith(f'<tr><td colspan="10">{ESCAPED}</td></tr>')
+    rendered = _results("payments/transactions/_rows.html", "payments/transactions/stuck.html#head", 10, HOSTILE)
+    assert f'<tr><td colspan="10">{ESCAPED}</td></tr>' in rendered
+    assert HOSTILE not in rendered
 
 
 def test_queue_rows_escape_mirrored_text(client_as):

@@ -5,12 +5,14 @@ import datetime as dt
 import re
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
 from core.mirrored import Source
 from customers.models import CustomerNote
 from customers.upserts import customers_upsert
+from tests.conftest import authenticated_now
 from tests.customers.test_mirror_upsert import item
 
 pytestmark = pytest.mark.django_db
@@ -88,10 +90,46 @@ def test_a_colleagues_note_changes_the_version(reviewer, under_review, make_staf
     assert "Called the customer." in response.content.decode()
 
 
-def test_an_unchanged_poll_costs_one_query(reviewer, under_review, django_assert_num_queries):
+def test_an_unchanged_poll_costs_two_small_queries(reviewer, under_review, django_assert_num_queries):
     url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
-    with django_assert_num_queries(1):  # the version: no session, user or permission read
+    with django_assert_num_queries(2):  # the version, and that the session exists: no user or permission read
         assert reviewer.get(url).status_code == 304
+
+
+def _holding_on(client, url: str):
+    """A client that kept the session cookie the poller's token was given to."""
+    kept = Client()
+    kept.cookies[settings.SESSION_COOKIE_NAME] = client.cookies[settings.SESSION_COOKIE_NAME].value
+    assert kept.get(url).status_code == 304
+    return kept
+
+
+def test_logging_out_ends_the_pollers_token(reviewer, under_review):
+    url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
+    kept = _holding_on(reviewer, url)
+
+    assert reviewer.post(reverse("account_logout")).status_code == 302
+
+    response = kept.get(url)  # the cookie and the token, replayed after the logout
+    assert response.status_code == 302 and response["Location"].startswith(reverse("account_login"))
+
+
+def test_deactivating_the_member_ends_the_pollers_token(reviewer, under_review, make_staff):
+    from django.contrib.auth import get_user_model
+
+    url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
+    kept = _holding_on(reviewer, url)
+    admin, admin_user = Client(), make_staff("admin", "the-admin")
+    admin.force_login(admin_user)
+    authenticated_now(admin, admin_user)
+    member = get_user_model().objects.get(username="compliance-user")
+
+    assert admin.post(reverse("core-deactivate-staff", kwargs={"pk": member.pk})).status_code == 302
+    member.refresh_from_db()
+    assert not member.is_active
+
+    response = kept.get(url)
+    assert response.status_code == 302 and response["Location"].startswith(reverse("account_login"))
 
 
 def test_without_the_pages_token_the_poll_is_checked_as_any_page(reviewer, under_review, django_assert_num_queries):

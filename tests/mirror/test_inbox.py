@@ -61,6 +61,25 @@ def test_many_events_of_one_customer_cost_one_read_and_are_all_processed(upstrea
     assert len(reads()) == 2
 
 
+def test_a_payment_account_event_upserts_the_account_it_names(upstream, faulty_upstream):
+    from payments.models import PaymentAccount
+    from tests.payments.account_fixtures import make_account, make_customer
+
+    customer_id = make_customer(upstream)
+    wallet = make_account(upstream, customer_id, "wallet")["paymentAccountId"]
+    events = [
+        WebhookEventFactory(event_id=f"evt-a{i}", event_type="payment_account.update", record_id=wallet)
+        for i in range(2)
+    ]
+
+    assert drain_webhook_inbox() == 2
+
+    account = PaymentAccount.objects.get(account_id=wallet)
+    assert (account.status, account.nickname, account.customer.customer_id) == ("ACTIVE", "wallet", customer_id)
+    assert len(faulty_upstream.sent("GET", f"/payment-accounts/{wallet}")) == 1  # one re-read for both
+    assert {e.state for e in WebhookEvent.objects.filter(pk__in=[e.pk for e in events])} == {"processed"}
+
+
 def test_a_failed_read_backs_off_and_the_sweep_takes_it_again_later(upstream):
     grace = new_customer(upstream)["customerId"]
     ok = events_for(grace, 1)[0]

@@ -6,6 +6,7 @@ from unittest import mock
 import pytest
 from django.core.management import call_command
 
+from core.mirrored import Source
 from customers.models import Customer
 from customers.upserts import customers_upsert
 from mirror.models import WebhookEvent, WebhookSecret
@@ -96,6 +97,46 @@ def test_an_older_copy_from_a_slow_event_never_wins(registered):
     customers_upsert(items=[new_copy], seen_by="webhook")
     customers_upsert(items=[old_copy], seen_by="webhook")
     assert Customer.objects.get(customer_id=cid).status == "REJECTED"
+
+
+def test_a_completed_bank_form_reaches_the_pending_row_through_the_webhook(
+    registered, django_capture_on_commit_callbacks
+):
+    from core.upstream import get_client
+    from payments.models import PaymentAccount
+    from payments.upserts import payment_accounts_upsert
+    from tests.payments.account_fixtures import ROUTING, make_customer
+
+    customer_id = make_customer(registered)
+    bank = {"bankAccountType": "CHECKING", "bankAccountOwnerName": "Ada", "bankAccountCurrency": "USD"}
+    pending = registered.call(
+        "POST",
+        "/payment-accounts",
+        {
+            "paymentAccountType": "EXTERNAL_BANK_ACCOUNT",
+            "customerId": customer_id,
+            "nickname": "Payroll",
+            "externalBankAccount": {**bank, "bankAccountPaymentMethod": "ACH"},
+        },
+    )
+    payment_accounts_upsert(
+        items=list(get_client().payment_accounts.iter(customer_id=customer_id)), seen_by=Source.SYNC
+    )
+    row = PaymentAccount.objects.get()
+    assert (row.status, row.account_id) == ("PENDING", None)
+
+    token = pending["bankAccountFormLink"].rsplit("/", 1)[1]
+    with django_capture_on_commit_callbacks(execute=True):
+        done = registered.helper(
+            f"bank-account-forms/{token}/complete", {"bankAccountNumber": "987654321", "bankRoutingNumber": ROUTING}
+        )
+
+    event = WebhookEvent.objects.get(event_type="payment_account.update")
+    assert (event.state, event.payload["data"]["paymentAccountId"]) == ("processed", done["paymentAccountId"])
+    row.refresh_from_db()  # the pending row took the new id: no second row
+    assert (row.status, row.account_id) == ("ACTIVE", done["paymentAccountId"])
+    assert row.details["bankAccountMask"] == "****4321"
+    assert PaymentAccount.objects.count() == 1
 
 
 # --- One delivery, straight from the sandbox's event to the receiver --------------------------------

@@ -170,3 +170,26 @@ def test_the_customer_page_offers_to_add_an_account_to_whoever_may(client_as):
     form = admin.get(add).content.decode()
     assert "<strong data-picker-name>Ada Lovelace</strong>" in form
     assert f'name="customer_id" value="{customer.customer_id}"' in form
+
+
+def test_the_account_form_shown_again_reads_its_customer_once(client_as):
+    from customers.models import Customer
+    from tests.payments.account_fixtures import EVM_ADDRESS
+
+    customer = CustomerFactory(name="Ada Lovelace", status="ACTIVE")
+    form = {
+        "account_type": "EXTERNAL_CRYPTO_WALLET",
+        "customer_id": customer.customer_id,
+        "nickname": "Treasury",
+        "chain": "BASE",
+        "currency": "USDC",
+        "address": EVM_ADDRESS[:-1],  # refused before anything is sent
+    }
+    admin = client_as("admin")
+    with CaptureQueriesContext(connection) as queries:
+        page = admin.post(reverse("payments-create-payment-account"), form).content.decode()
+    assert "An address on BASE is 0x followed by 40 hexadecimal characters." in page
+    # The form's check read the customer; the picker shows that one by name.
+    assert "<strong data-picker-name>Ada Lovelace</strong>" in page
+    table = Customer._meta.db_table
+    assert len([q for q in queries.captured_queries if f'FROM "{table}"' in q["sql"]]) == 1

@@ -5,8 +5,8 @@ from core.upstream import get_client
 from mirror.models import WebhookSecret
 from paymentsapi import PaymentsApiError
 
-# customer.update is the spec's; transaction.update is the sandbox's extension (ignored elsewhere).
-EVENTS = ["customer.update", "transaction.update"]
+# customer.update is the spec's; the others are the sandbox's extensions (ignored elsewhere).
+EVENTS = ["customer.update", "transaction.update", "payment_account.update"]
 
 
 class Command(BaseCommand):
