@@ -49,8 +49,8 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
         )
         cursor.execute(
             """
-            INSERT INTO customers_verificationissue (customer_id, code, message, timestamp)
-            SELECT id, CASE WHEN id %% 500 = 0 THEN 'SELFIE_MISMATCH' ELSE 'DOCUMENT_MISSING_BACK' END, '', status_since
+            INSERT INTO customers_verificationissue (customer_id, code, message, timestamp, customer_status)
+            SELECT id, CASE WHEN id %% 500 = 0 THEN 'SELFIE_MISMATCH' ELSE 'DOCUMENT_MISSING_BACK' END, '', status_since, status
             FROM customers_customer WHERE status = 'NEEDS_ADDITIONAL_INFORMATION'
             """,
             [],
