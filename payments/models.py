@@ -176,7 +176,9 @@ class Transaction(MirroredModel):
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
             # A customer's transactions of one status (the customer page's and the list's filters):
             # a status the customer rarely has is a short range, not a walk of all its rows.
-            models.Index(fields=["customer", "status", "-created_upstream_at", "-id"], name="tx_customer_status_keyset"),
+            models.Index(
+                fields=["customer", "status", "-created_upstream_at", "-id"], name="tx_customer_status_keyset"
+            ),
             # The rail and currency filters: rare or absent values must not walk the keyset index.
             models.Index(fields=["source_payment_method", "-created_upstream_at", "-id"], name="tx_rail_keyset"),
             models.Index(fields=["source_currency", "-created_upstream_at", "-id"], name="tx_currency_keyset"),
