@@ -151,6 +151,14 @@ def filters(big: str, small: str, month_start: str, month_end: str, old_day: str
         "mirror-list-inbox-events": {"state": ["processed", "failed", "received"]},
         "payments-list-approval-requests": {},
         "payments-list-open-quotes": {},
+        "payments-list-stuck-transactions": {
+            "rule": ["awaiting-expired", "processing-long", "created-long"],
+            "processing_hours": ["4", "72"],
+            "created_minutes": ["30"],
+        },
+        "customers-list-escalations": {},
+        "core-list-staff": {},
+        "home": {},
     }
 
 
@@ -257,6 +265,8 @@ def main():
     for customer_id in (big, small):
         urls.append(("customers-view-customer", reverse("customers-view-customer", args=[customer_id])))
     urls.append(("payments-view-transaction", reverse("payments-view-transaction", args=[tx[0]])))
+    staff = get_user_model().objects.order_by("id").first()
+    urls.append(("core-view-staff", reverse("core-view-staff", args=[staff.pk])))
 
     cases = []
     for name, url in urls:

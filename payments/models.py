@@ -190,6 +190,8 @@ class Transaction(MirroredModel):
             # The stuck view pages these by keyset: the id breaks ties between equal times.
             models.Index(fields=["status", "expires_at", "id"], name="tx_status_expiry"),
             models.Index(fields=["status", "status_since", "id"], name="tx_status_age"),
+            # The stuck view's live version: the newest change of any transaction, one probe.
+            models.Index(fields=["upstream_updated_at"], name="tx_upstream_updated"),
         ]
 
     def __str__(self):
