@@ -63,10 +63,17 @@ def mirror_ids() -> dict:
     }
 
 
-def setup_django(name: str, *, keep: bool = False) -> None:
-    """Create database `name`, point Django at it, migrate."""
-    _psql(f"DROP DATABASE IF EXISTS {name}")
-    _psql(f"CREATE DATABASE {name}")
+def database_exists(name: str) -> bool:
+    listed = subprocess.run(["psql", f"{PG}/postgres", "-Atl"], check=True, capture_output=True, text=True)
+    return name in {line.split("|", 1)[0] for line in listed.stdout.splitlines()}
+
+
+def setup_django(name: str, *, keep: bool = False, reuse: bool = False) -> None:
+    """Create database `name` (or, with `reuse`, take the one left by an earlier run), point
+    Django at it, migrate. `keep` leaves it when the process ends."""
+    if not reuse:
+        _psql(f"DROP DATABASE IF EXISTS {name}")
+        _psql(f"CREATE DATABASE {name}")
     if not keep:
         atexit.register(_drop, name)
     os.environ["DATABASE_URL"] = f"{PG}/{name}"

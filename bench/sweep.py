@@ -204,12 +204,15 @@ def main():
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--database", default="bench_sweep")
     parser.add_argument("--explain", action="store_true", help="EXPLAIN (ANALYZE, BUFFERS) the ten slowest")
+    parser.add_argument("--keep", action="store_true", help="leave the database for a later --reuse")
+    parser.add_argument("--reuse", action="store_true", help="the data of an earlier --keep run: no build")
     args = parser.parse_args()
 
-    from _setup import count_queries, percentile, production_env, setup_django
+    from _setup import count_queries, database_exists, percentile, production_env, setup_django
 
     os.environ.update(production_env(ALLOWED_HOSTS="testserver", PAYMENTS_API_BASE_URL="http://127.0.0.1:9/unused"))
-    setup_django(args.database)
+    reuse = args.reuse and database_exists(args.database)
+    setup_django(args.database, keep=args.keep or reuse, reuse=reuse)
     from django.conf import settings
 
     settings.STORAGES = {
@@ -220,6 +223,7 @@ def main():
 
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group, Permission
+    from django.db import connection
     from django.test import Client
     from django.urls import reverse
     from django.utils import timezone
@@ -230,11 +234,16 @@ def main():
     from payments.models import Transaction
     from tests.matrix import MATRIX
 
-    seconds = build(args.customers, args.transactions, args.audit_events, args.inbox_events, args.big_share)
+    if reuse:
+        seconds = 0.0
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    else:
+        seconds = build(args.customers, args.transactions, args.audit_events, args.inbox_events, args.big_share)
     sync_role_groups(Group, Permission)
     clients = {}
     for role in ("admin", "auditor", "compliance", "operations"):
-        user = get_user_model().objects.create_user(f"sweep-{role}", password="x" * 20)
+        user, _ = get_user_model().objects.get_or_create(username=f"sweep-{role}")
         user.groups.add(Group.objects.get(name=role))
         clients[role] = Client()
         clients[role].force_login(user)
@@ -296,10 +305,12 @@ def main():
         for case in slowest:
             case["plan"] = slowest_plan(clients[case["role"]], case["url"])
     summary = {
-        "customers": args.customers,
-        "transactions": args.transactions,
-        "audit_events": args.audit_events,
+        "customers": Customer.objects.count() if reuse else args.customers,
+        "transactions": Transaction.objects.count() if reuse else args.transactions,
+        "audit_events": AuditEvent.objects.count() if reuse else args.audit_events,
         "build_seconds": round(seconds, 1),
+        "reused": reuse,
+        "load_average": os.getloadavg()[0],
         "over_20_ms": sum(1 for c in cases if c["p50_ms"] > 20),
         "over_6_queries": sum(1 for c in cases if c["queries"] > 6),
     }
