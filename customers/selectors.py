@@ -154,11 +154,15 @@ def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     # manager and a queryset per row just to hand back the prefetched rows.
     qs = Customer.objects.select_related("assignee").prefetch_related(Prefetch("issues", to_attr="issue_list"))
     if filters.get("status"):
-        qs = qs.filter(status__in=filters["status"])
+        statuses = filters["status"]
         # "Needs a person" chosen as well: only those of these statuses that need one (a
-        # CREATED customer once it waited too long), as the home page counts them.
+        # CREATED customer once it waited too long), as the home page counts them. A status
+        # that never needs a person (ACTIVE, DEACTIVATED) is left out before the query, not
+        # found empty by reading all its customers.
         if filters.get("view") == "queue":
+            statuses = [s for s in statuses if s in NEEDS_PERSON or s == CustomerStatus.CREATED]
             qs = qs.filter(needs_person_q())
+        qs = qs.filter(status__in=statuses) if statuses else qs.none()
     elif filters.get("view") != "all":
         qs = qs.filter(needs_person_q())
     if filters.get("sla"):

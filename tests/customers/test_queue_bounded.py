@@ -48,3 +48,19 @@ def test_a_search_looks_at_a_bounded_set_and_says_so(client_as, monkeypatch):
     assert listed(client, q="noah@") == {other.customer_id}
     page = client.get(reverse("customers-list-customers"), {"q": "Olivia"}).content.decode()
     assert "Looks at the first 3 customers whose name or e-mail starts with it" in page
+
+
+def test_a_status_that_never_needs_a_person_makes_the_queue_empty_without_reading_it(
+    client_as, django_assert_num_queries
+):
+    CustomerFactory(status="DEACTIVATED")
+    waiting = CustomerFactory(status="UNDER_REVIEW")
+    client = client_as("compliance")
+    url = reverse("customers-list-customers")
+    client.get(url, {"view": "queue"})  # warm-up: session, permissions, counts
+    # Session, user, permissions, the assignee choices: neither the page nor its issues are read.
+    with django_assert_num_queries(4) as empty:
+        response = client.get(url, {"view": "queue", "status": "DEACTIVATED"})
+    assert list(response.context["page"].items) == []
+    assert not any("customers_customer" in q["sql"] and "LIMIT 51" in q["sql"] for q in empty.captured_queries)
+    assert listed(client, view="queue", status=["DEACTIVATED", "UNDER_REVIEW"]) == {waiting.customer_id}
