@@ -62,8 +62,8 @@ def generate(size: int) -> float:
         )
         cursor.execute(
             """
-            INSERT INTO customers_verificationissue (customer_id, code, message, timestamp)
-            SELECT id, 'DOCUMENT_MISSING_BACK', 'The back of the government ID is missing.', status_since
+            INSERT INTO customers_verificationissue (customer_id, code, message, timestamp, customer_status)
+            SELECT id, 'DOCUMENT_MISSING_BACK', 'The back of the government ID is missing.', status_since, status
             FROM customers_customer WHERE status = 'NEEDS_ADDITIONAL_INFORMATION'
             """
         )

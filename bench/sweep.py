@@ -49,8 +49,8 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
         )
         cursor.execute(
             """
-            INSERT INTO customers_verificationissue (customer_id, code, message, timestamp)
-            SELECT id, CASE WHEN id %% 500 = 0 THEN 'SELFIE_MISMATCH' ELSE 'DOCUMENT_MISSING_BACK' END, '', status_since
+            INSERT INTO customers_verificationissue (customer_id, code, message, timestamp, customer_status)
+            SELECT id, CASE WHEN id %% 500 = 0 THEN 'SELFIE_MISMATCH' ELSE 'DOCUMENT_MISSING_BACK' END, '', status_since, status
             FROM customers_customer WHERE status = 'NEEDS_ADDITIONAL_INFORMATION'
             """,
             [],
@@ -151,6 +151,14 @@ def filters(big: str, small: str, month_start: str, month_end: str, old_day: str
         "mirror-list-inbox-events": {"state": ["processed", "failed", "received"]},
         "payments-list-approval-requests": {},
         "payments-list-open-quotes": {},
+        "payments-list-stuck-transactions": {
+            "rule": ["awaiting-expired", "processing-long", "created-long"],
+            "processing_hours": ["4", "72"],
+            "created_minutes": ["30"],
+        },
+        "customers-list-escalations": {},
+        "core-list-staff": {},
+        "home": {},
     }
 
 
@@ -266,6 +274,8 @@ def main():
     for customer_id in (big, small):
         urls.append(("customers-view-customer", reverse("customers-view-customer", args=[customer_id])))
     urls.append(("payments-view-transaction", reverse("payments-view-transaction", args=[tx[0]])))
+    staff = get_user_model().objects.order_by("id").first()
+    urls.append(("core-view-staff", reverse("core-view-staff", args=[staff.pk])))
 
     cases = []
     for name, url in urls:

@@ -24,7 +24,7 @@ class AuditEvent(models.Model):
         FAILURE = "failure", "Failure"
         DENIED = "denied", "Denied"
 
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)  # indexed by audit_keyset
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -44,6 +44,8 @@ class AuditEvent(models.Model):
             models.Index(fields=["actor_username", "-created_at"], name="audit_actor"),
             models.Index(fields=["action", "-created_at"], name="audit_action"),
             models.Index(fields=["target_kind", "target_id", "-created_at"], name="audit_target"),
+            # A kind of target alone (the transactions' events are 0.1 % of the log).
+            models.Index(fields=["target_kind", "-created_at", "-id"], name="audit_kind_keyset"),
             # A target id without its kind (ids are unique across kinds), in keyset order.
             models.Index(fields=["target_id", "-created_at", "-id"], name="audit_target_id"),
         ]

@@ -119,9 +119,12 @@ class VerificationIssue(models.Model):
     code = models.CharField(max_length=64)
     message = models.CharField(max_length=1000, blank=True)
     timestamp = models.DateTimeField(null=True, blank=True)
+    # The status of its customer, kept by customers_upsert: the queue's issue filter reads the
+    # issues of a code and status from one index range (customers.selectors.with_issue).
+    customer_status = models.CharField(max_length=40, blank=True, default="")
 
     class Meta:
-        indexes = [models.Index(fields=["code", "customer"], name="issue_code")]
+        indexes = [models.Index(fields=["code", "customer_status", "customer"], name="issue_code")]
 
     def __str__(self):
         return self.code

@@ -47,6 +47,8 @@ ORDERINGS = {"age": ("status_since", "id"), "updated": ("-upstream_updated_at", 
 # Above this many rows (PostgreSQL's own estimate), the header shows estimates.
 EXACT_COUNT_LIMIT = 100_000
 COUNTS_TTL = 60
+# A search by prefix looks at this many customers at most (search_candidates).
+SEARCH_CANDIDATES = 1000
 
 
 def created_stale_before() -> dt.datetime:
@@ -118,6 +120,34 @@ def decided_on_q(day: dt.date) -> Q:
     return Q(Exists(decisions))
 
 
+def with_issue(code: str, *, statuses=None) -> QuerySet:
+    """The keys of customers with an open issue `code` (and, when given, one of `statuses`),
+    read from the issues' own (code, customer_status, customer) index.
+
+    The filter starts from the issues: a status that holds none of them (UNDER_REVIEW with a
+    missing document) is an empty index range, where an EXISTS per customer walked every
+    customer of that status. The issue rows carry their customer's status for this (the
+    upsert keeps it), with statistics on (code, customer_status), so the planner knows which
+    pairs are rare.
+    """
+    issues = VerificationIssue.objects.filter(code=code)
+    if statuses:
+        issues = issues.filter(customer_status__in=statuses)
+    return issues.values("customer_id")
+
+
+def search_candidates(q: str) -> QuerySet:
+    """The customers a search looks at: the first SEARCH_CANDIDATES whose name or e-mail starts
+    with `q` (an e-mail only when `q` holds an @), by the Upper() prefix indexes.
+
+    A bounded set whatever the prefix: a common one ("Customer 1") matches a tenth of the
+    customers, which the queue's order would otherwise walk or sort. The page then filters and
+    orders these few; the page says a search looks at that many.
+    """
+    matches = Q(email__istartswith=q) if "@" in q else Q(name__istartswith=q) | Q(email__istartswith=q)
+    return Customer.objects.filter(matches).values("pk")[:SEARCH_CANDIDATES]
+
+
 def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     """The customers of the queue's filters (a valid QueueFilterForm's cleaned_data), and the
     ordering to page them by."""
@@ -125,11 +155,15 @@ def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     # manager and a queryset per row just to hand back the prefetched rows.
     qs = Customer.objects.select_related("assignee").prefetch_related(Prefetch("issues", to_attr="issue_list"))
     if filters.get("status"):
-        qs = qs.filter(status__in=filters["status"])
+        statuses = filters["status"]
         # "Needs a person" chosen as well: only those of these statuses that need one (a
-        # CREATED customer once it waited too long), as the home page counts them.
+        # CREATED customer once it waited too long), as the home page counts them. A status
+        # that never needs a person (ACTIVE, DEACTIVATED) is left out before the query, not
+        # found empty by reading all its customers.
         if filters.get("view") == "queue":
+            statuses = [s for s in statuses if s in NEEDS_PERSON or s == CustomerStatus.CREATED]
             qs = qs.filter(needs_person_q())
+        qs = qs.filter(status__in=statuses) if statuses else qs.none()
     elif filters.get("view") != "all":
         qs = qs.filter(needs_person_q())
     if filters.get("sla"):
@@ -141,7 +175,7 @@ def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     if filters.get("organization"):
         qs = qs.filter(organization_id=filters["organization"].strip())
     if filters.get("issue"):
-        qs = qs.filter(Exists(VerificationIssue.objects.filter(customer=OuterRef("pk"), code=filters["issue"])))
+        qs = qs.filter(pk__in=with_issue(filters["issue"], statuses=filters.get("status")))
     if filters.get("updated_since"):
         since = dt.datetime.combine(filters["updated_since"], dt.time.min, tzinfo=dt.UTC)
         qs = qs.filter(upstream_updated_at__gte=since)
@@ -154,10 +188,7 @@ def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
         # A colleague's pk (QueueFilterForm accepts only those who work on customers).
         qs = qs.filter(assignee_id=int(assignee))
     if q := filters.get("q"):
-        # Prefix matches only: they use the Upper() indexes (a contains would scan the table).
-        qs = (
-            qs.filter(email__istartswith=q) if "@" in q else qs.filter(Q(name__istartswith=q) | Q(email__istartswith=q))
-        )
+        qs = qs.filter(pk__in=search_candidates(q))
     sort = filters.get("sort") or ("updated" if filters.get("view") == "all" else "age")
     if sort == "updated":
         # Mirror rows always carry the API's updatedAt; a row without one sorts under "age".

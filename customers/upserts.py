@@ -91,9 +91,10 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
             counts.updated += 1
         else:
             counts.unchanged += 1
-        if old is None or sorted(old_issues.get(old.pk, [])) != issues:
+        if status_changed or sorted(old_issues.get(old.pk, [])) != issues:
+            # Written again on a move too: each issue row carries its customer's status.
             refresh_issues_of.append(customer_id)
-            new_issues[customer_id] = issues
+            new_issues[customer_id] = (values["status"], issues)
         if old is not None and old.case_decision and (status_changed or customer_id in new_issues):
             reopened.append(customer_id)
         if status_changed:
@@ -141,8 +142,10 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
         if refresh_issues_of:
             VerificationIssue.objects.filter(customer_id__in=[pks[c] for c in refresh_issues_of]).delete()
             VerificationIssue.objects.bulk_create(
-                VerificationIssue(customer_id=pks[cid], code=code, message=message, timestamp=timestamp)
-                for cid, issues in new_issues.items()
+                VerificationIssue(
+                    customer_id=pks[cid], code=code, message=message, timestamp=timestamp, customer_status=status
+                )
+                for cid, (status, issues) in new_issues.items()
                 for code, message, timestamp in issues
             )
         CustomerStatusChange.objects.bulk_create(

@@ -83,6 +83,7 @@ def list_customers(request):
         "types": CustomerType.choices,
         "issue_codes": [(code, choices.issue_label(code)) for code in sorted(choices.ISSUE_EXPLANATIONS)],
         "filter_query": request.GET.urlencode(),
+        "search_limit": f"{selectors.SEARCH_CANDIDATES:,}",
         "selected": {name: request.GET.getlist(name) for name in ("status", "view", "type", "assignee", "sort", "sla")},
     }
     return render(request, template, context)

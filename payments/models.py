@@ -141,8 +141,15 @@ TERMINAL_TRANSACTION_STATUSES = {"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"}
 class Transaction(MirroredModel):
     transaction_id = models.CharField(max_length=64, unique=True)
     quote_id = models.CharField(max_length=64, blank=True)
+    # No index of its own: tx_customer_keyset leads with it. A plain one let the planner fetch
+    # all of a large customer's rows by it and sort them, where the keyset index stops at a page.
     customer = models.ForeignKey(
-        "customers.Customer", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+        "customers.Customer",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="transactions",
+        db_index=False,
     )
     customer_upstream_id = models.CharField(max_length=64)
     status = models.CharField(max_length=40)
@@ -169,6 +176,11 @@ class Transaction(MirroredModel):
             models.Index(fields=["-created_upstream_at", "-id"], name="tx_keyset"),
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
+            # A customer's transactions of one status (the customer page's and the list's filters):
+            # a status the customer rarely has is a short range, not a walk of all its rows.
+            models.Index(
+                fields=["customer", "status", "-created_upstream_at", "-id"], name="tx_customer_status_keyset"
+            ),
             # The rail and currency filters: rare or absent values must not walk the keyset index.
             models.Index(fields=["source_payment_method", "-created_upstream_at", "-id"], name="tx_rail_keyset"),
             models.Index(fields=["source_currency", "-created_upstream_at", "-id"], name="tx_currency_keyset"),
@@ -180,6 +192,8 @@ class Transaction(MirroredModel):
             # The stuck view pages these by keyset: the id breaks ties between equal times.
             models.Index(fields=["status", "expires_at", "id"], name="tx_status_expiry"),
             models.Index(fields=["status", "status_since", "id"], name="tx_status_age"),
+            # The stuck view's live version: the newest change of any transaction, one probe.
+            models.Index(fields=["upstream_updated_at"], name="tx_upstream_updated"),
         ]
 
     def __str__(self):

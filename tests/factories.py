@@ -99,6 +99,7 @@ class VerificationIssueFactory(DjangoModelFactory):
         model = VerificationIssue
 
     customer = factory.SubFactory(CustomerFactory)
+    customer_status = factory.SelfAttribute("customer.status")
     code = "DOCUMENT_MISSING_BACK"
     message = "The back of the identity document is missing."
     timestamp = factory.LazyFunction(_now)

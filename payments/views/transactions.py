@@ -130,7 +130,7 @@ def list_stuck_transactions(request):
     form = StuckForm(request.GET)
     values = form.rule_values()
     queryset, ordering = transactions_stuck(**values)
-    context = _stuck_context(request, queryset, ordering, values, form, stuck_version(queryset))
+    context = _stuck_context(request, queryset, ordering, values, form, stuck_version())
     return render(request, page_or_partial(request, "payments/transactions/stuck.html"), context)
 
 
@@ -141,12 +141,12 @@ def _stuck_of(request) -> tuple:
     return form, values, queryset, ordering
 
 
-@live_view("view_payments", lambda request: stuck_version(_stuck_of(request)[2]))
+@live_view("view_payments", lambda request: stuck_version())
 @require_GET
 def list_stuck_transactions_live(request):
     """The stuck view's rows, when the rule's rows changed (core/live.py)."""
     form, values, queryset, ordering = _stuck_of(request)
-    version = stuck_version(queryset)
+    version = stuck_version()
 
     def render_rows():
         context = _stuck_context(request, queryset, ordering, values, form, version)

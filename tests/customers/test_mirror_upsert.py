@@ -121,3 +121,18 @@ def test_a_customer_first_seen_is_in_its_state_since_the_apis_last_change():
     # A date the API puts in the future is not believed.
     customers_upsert(items=[item("c-new", at=timezone.now() + dt.timedelta(days=1))], seen_by=Source.SYNC)
     assert Customer.objects.get(customer_id="c-new").status_since <= timezone.now()
+
+
+def test_each_issue_carries_its_customers_status_through_a_move_that_keeps_the_issues():
+    customers_upsert(
+        items=[item(status="NEEDS_ADDITIONAL_INFORMATION", issues=["SANCTIONED_COUNTRY"])], seen_by=Source.SYNC
+    )
+    assert list(VerificationIssue.objects.values_list("customer_status", flat=True)) == ["NEEDS_ADDITIONAL_INFORMATION"]
+    # Rejected with the same issue: the rows are written again with the new status.
+    customers_upsert(
+        items=[item(status="REJECTED", issues=["SANCTIONED_COUNTRY"], at=T0 + dt.timedelta(minutes=1))],
+        seen_by=Source.WEBHOOK,
+    )
+    assert list(VerificationIssue.objects.values_list("code", "customer_status")) == [
+        ("SANCTIONED_COUNTRY", "REJECTED")
+    ]
