@@ -26,7 +26,7 @@ def drop_statistics(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0004_audit_target_id_index'),
+        ("core", "0005_work_escalations_permission"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
