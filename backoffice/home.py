@@ -330,7 +330,7 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
 def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
     context = {
         "events": list(AuditEvent.objects.order_by("-created_at", "-id")[:LATEST_AUDIT_EVENTS]),
-        "approvals": list(ApprovalRequest.objects.order_by("-pk")[:LATEST_AUDIT_EVENTS]),
+        "approvals": list(ApprovalRequest.objects.select_related("maker").order_by("-pk")[:LATEST_AUDIT_EVENTS]),
         "audit_url": _path("core-list-audit-events"),
     }
     return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.html", context=context)

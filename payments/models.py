@@ -133,6 +133,10 @@ class TransactionStatus(models.TextChoices):
     EXPIRED = "EXPIRED", "Expired"
 
 
+# Transactions' and payment accounts' statuses share their words (ACTIVE is "Active" on both).
+STATUS_LABELS = {**dict(PaymentAccountStatus.choices), **dict(TransactionStatus.choices)}
+
+
 TERMINAL_TRANSACTION_STATUSES = {"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"}
 
 
