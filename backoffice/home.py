@@ -126,6 +126,8 @@ def sections_for(user, roles: list[str]) -> list[Section]:
         Role.ADMIN: admin_section,
         Role.AUDITOR: auditor_section,
     }
+    # A compliance lead's home is the compliance section (once, if they hold both roles).
+    roles = list(dict.fromkeys(Role.COMPLIANCE.value if role == Role.COMPLIANCE_LEAD else role for role in roles))
     wanted = [name for name in (rollups.COMPLIANCE, rollups.OPERATIONS) if name in roles]
     found = snapshots(wanted)
     now = timezone.now()
