@@ -93,7 +93,7 @@ RAIL_CURRENCY = {rail: rail_currency(rail) for rail in RAILS}
 def address_error(chain: str, address: str) -> str | None:
     """Why `address` cannot be a wallet on `chain`, or None when its format fits."""
     if chain in EVM_CHAINS and not EVM_ADDRESS.match(address):
-        return f"An address on {chain} is 0x followed by 40 hexadecimal characters."
+        return f"An address on {method_label(chain)} is 0x followed by 40 hexadecimal characters."
     if chain == "SOLANA" and not SOLANA_ADDRESS.match(address):
         return "A Solana address is 32 to 44 base58 characters (no 0, O, I or l)."
     return None

@@ -30,3 +30,9 @@ def role_label(value) -> str:
 def target_kind_label(value) -> str:
     """ "payment_account" → "Payment account" (what an audit event names)."""
     return labels.humanize(value)
+
+
+@register.filter
+def word(value, kind) -> str:
+    """The staff word of a code of any vocabulary of core.labels: {{ method|word:"method" }}."""
+    return labels.label(kind, value)

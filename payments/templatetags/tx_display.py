@@ -3,6 +3,7 @@
 from decimal import Decimal, InvalidOperation
 
 from django import template
+from django.utils.html import format_html
 
 from payments import rails
 from payments.models import STATUS_LABELS
@@ -39,3 +40,11 @@ def status_label(value) -> str:
 def method_label(value) -> str:
     """ "ACH_SAME_DAY" → "Same-day ACH" (payments.rails holds the words)."""
     return rails.method_label(value)
+
+
+@register.simple_tag
+def method_ref(value):
+    """A payment method in staff words, its code on hover; "—" when there is none."""
+    if not value:
+        return "—"
+    return format_html('<span title="{}">{}</span>', value, rails.method_label(value))

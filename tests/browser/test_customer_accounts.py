@@ -55,7 +55,7 @@ def test_admin_adds_an_account_from_the_customer_page(page, live_server, make_st
     owner = page.get_by_role("link", name="Grace Hopper")
     expect(owner).to_be_visible()
     follow(page, owner)
-    account_link = page.get_by_role("link", name="Grace's Base wallet · External crypto wallet · USDC on BASE · …abab")
+    account_link = page.get_by_role("link", name="Grace's Base wallet · External crypto wallet · USDC on Base · …abab")
     expect(account_link).to_be_visible()
     screenshot("customer-accounts")
 
