@@ -13,7 +13,7 @@ carriage return) gets a leading apostrophe.
 A code staff read in words (a status, an issue code, a payment method, an event) is exported
 twice: the code, for spreadsheets and scripts, and beside it a column of its staff word
 (`Column(..., words=labels.STATUS)`, headed "<name>Label"). The word is computed by the
-database, both ways, from the vocabulary of `core.labels` (`word_case`: a jsonb lookup on
+database, both ways, from the vocabulary of `core.labels` (`word_expression`: a jsonb lookup on
 PostgreSQL, a CASE elsewhere): COPY stays one statement, with no row read back into Python.
 """
 
@@ -75,7 +75,7 @@ class _JsonWord(Func):
     output_field = models.TextField()
 
 
-def word_case(path: str, kind: str, *, safe: bool = False):
+def word_expression(path: str, kind: str, *, safe: bool = False):
     """The staff word of the code at `path` (vocabulary `kind` of core.labels), computed by the
     database: a lookup in the vocabulary as one jsonb parameter on PostgreSQL, a CASE elsewhere;
     a code the vocabulary lacks in words all the same. `safe` applies the formula rule, in SQL,
@@ -103,7 +103,7 @@ def joined(rows: QuerySet, path: str, *, by: str, words: str = "") -> Subquery:
     `path` of `rows` (filtered on the outer row, `OuterRef("pk")`, grouped `by` that foreign
     key), or their staff words (vocabulary `words`), joined by "; ", each formula-safe. Export
     the annotation under its name: its cells are ready."""
-    cell = word_case(path, words, safe=True) if words else _SafeText(F(path))
+    cell = word_expression(path, words, safe=True) if words else _SafeText(F(path))
     return Subquery(rows.order_by().values(by).annotate(cell=_Joined(cell)).values("cell"))
 
 
@@ -152,7 +152,7 @@ def _field(model, path: str) -> models.Field:
 
 def _cell_sql(queryset: QuerySet, column: Column):
     if column.words:
-        return word_case(column.path, column.words, safe=True)
+        return word_expression(column.path, column.words, safe=True)
     if column.path in queryset.query.annotations:
         return F(column.path)  # the view's own cell (joined())
     field = _field(queryset.model, column.path)
@@ -208,7 +208,7 @@ def _cell_text(value) -> str:
 def _iterated_lines(queryset: QuerySet, columns: list[Column]):
     writer = csv.writer(_Echo(), lineterminator="\n")
     # A word column reads the database's CASE, as COPY does; the other columns their path.
-    words = {f"export_{i}": word_case(c.path, c.words) for i, c in enumerate(columns) if c.words}
+    words = {f"export_{i}": word_expression(c.path, c.words) for i, c in enumerate(columns) if c.words}
     paths = [f"export_{i}" if c.words else c.path for i, c in enumerate(columns)]
     rows = queryset.annotate(**words).values_list(*paths).iterator(chunk_size=CHUNK_ROWS)
     batch = []
