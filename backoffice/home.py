@@ -126,6 +126,8 @@ def sections_for(user, roles: list[str]) -> list[Section]:
         Role.ADMIN: admin_section,
         Role.AUDITOR: auditor_section,
     }
+    # A compliance lead's home is the compliance section (once, if they hold both roles).
+    roles = list(dict.fromkeys(Role.COMPLIANCE.value if role == Role.COMPLIANCE_LEAD else role for role in roles))
     wanted = [name for name in (rollups.COMPLIANCE, rollups.OPERATIONS) if name in roles]
     found = snapshots(wanted)
     now = timezone.now()
@@ -326,7 +328,7 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
 def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
     context = {
         "events": list(AuditEvent.objects.order_by("-created_at", "-id")[:LATEST_AUDIT_EVENTS]),
-        "approvals": list(ApprovalRequest.objects.order_by("-pk")[:LATEST_AUDIT_EVENTS]),
+        "approvals": list(ApprovalRequest.objects.select_related("maker").order_by("-pk")[:LATEST_AUDIT_EVENTS]),
         "audit_url": _path("core-list-audit-events"),
     }
     return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.html", context=context)

@@ -25,7 +25,8 @@ def load(rows: int) -> float:
         cursor.execute(
             """
             INSERT INTO customers_customer (customer_id, organization_id, customer_type, status, name, email,
-                verification_link, available_payment_methods, status_since, first_seen_at, missing_upstream, case_decision, escalation_level)
+                verification_link, available_payment_methods, status_since, first_seen_at, missing_upstream,
+                case_decision, escalation_level)
             SELECT md5('c' || i), 'org-1', 'INDIVIDUAL', 'ACTIVE', 'Customer ' || i, 'c' || i || '@example.com',
                    '', '[]', now(), now(), false, '', 0
             FROM generate_series(1, 10000) AS i

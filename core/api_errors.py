@@ -27,6 +27,26 @@ FAILED = "The Payments API had an error"
 UNREADABLE = "The Payments API answered with something the back-office cannot read"
 
 
+# The audit log keeps the code of an API error (an event's "error" detail: the API's code, or
+# the client's error class where the API gave none); shown in these words, the code on hover.
+ERROR_CODE_MESSAGES = {
+    "BAD_REQUEST": "The Payments API refused the request as malformed",
+    "VALIDATION_ERROR": "The Payments API refused what was sent: a field failed its checks",
+    "UNAUTHORIZED": "The Payments API refused the back-office's key",
+    "FORBIDDEN": "The Payments API does not allow this",
+    "NOT_FOUND": "The Payments API does not know this record",
+    "INTERNAL_SERVER_ERROR": FAILED,
+    "ServerError": FAILED,
+    "RateLimited": BUSY,
+    "ApiConnectionError": NOT_REACHED,
+    "ApiUnavailable": "The Payments API was unavailable",
+    "ApiNoAnswer": NO_ANSWER,
+    "ApiTimeout": NO_ANSWER,
+    "TransportError": NO_ANSWER,
+    "UnexpectedResponse": UNREADABLE,
+}
+
+
 class NotDone(PaymentsApiError):
     """A write whose answer was lost, and which the back-office then looked up upstream and
     found not done (core.write_through's reconciliation): trying again is safe. `.cause` is

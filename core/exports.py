@@ -9,6 +9,12 @@ SQL inside, already as CSV text: hundreds of thousands of rows a second, memory 
 Both ways the cells are the same: times in UTC (ISO 8601), booleans `true`/`false`, JSON as
 its text, and a text cell a spreadsheet would run as a formula (starting with = + - @, tab or
 carriage return) gets a leading apostrophe.
+
+A code staff read in words (a status, an issue code, a payment method, an event) is exported
+twice: the code, for spreadsheets and scripts, and beside it a column of its staff word
+(`Column(..., words=labels.STATUS)`, headed "<name>Label"). The word is computed by the
+database, both ways, from the vocabulary of `core.labels` (`word_expression`: a jsonb lookup on
+PostgreSQL, a CASE elsewhere): COPY stays one statement, with no row read back into Python.
 """
 
 import csv
@@ -17,9 +23,12 @@ import json
 from dataclasses import dataclass
 
 from django.db import connection, models
-from django.db.models import F, Func, QuerySet
+from django.db.models import Aggregate, Case, F, Func, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.http import StreamingHttpResponse
 from django.utils import timezone
+
+from . import labels
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CHUNK_ROWS = 2000
@@ -28,12 +37,74 @@ CHUNK_BYTES = 256 * 1024
 
 @dataclass(frozen=True)
 class Column:
-    path: str  # an ORM path, as values_list takes it ("customer__name")
+    path: str  # an ORM path, as values_list takes it ("customer__name"), or an annotation's name
     header: str
+    # A vocabulary of core.labels: the cell is the staff word of the code at `path`.
+    words: str = ""
+
+
+def with_words(path: str, header: str, words: str) -> list[Column]:
+    """The code at `path` under `header`, and its staff word beside it under "<header>Label"."""
+    return [Column(path, header), Column(path, f"{header}Label", words=words)]
 
 
 def formula_safe(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
+
+
+# --- Staff words, computed by the database ------------------------------------------------------
+
+
+class _Humanized(Func):
+    """core.labels.humanize in SQL (SQLite and PostgreSQL alike), for a code no vocabulary
+    knows yet: "NEW_CODE" -> "New code". No parameter: the expression appears twice."""
+
+    template = (
+        "UPPER(SUBSTR(TRIM(REPLACE(REPLACE(%(expressions)s, '_', ' '), '.', ' ')), 1, 1)) || "
+        "LOWER(SUBSTR(TRIM(REPLACE(REPLACE(%(expressions)s, '_', ' '), '.', ' ')), 2))"
+    )
+    output_field = models.TextField()
+
+
+class _JsonWord(Func):
+    """The value of the key `code` in a JSON object given as text: on PostgreSQL, one lookup in
+    a jsonb object (its keys sorted, a binary search) in place of a CASE of every code."""
+
+    arg_joiner = "::jsonb ->> "
+    template = "(%(expressions)s)"
+    output_field = models.TextField()
+
+
+def word_expression(path: str, kind: str, *, safe: bool = False):
+    """The staff word of the code at `path` (vocabulary `kind` of core.labels), computed by the
+    database: a lookup in the vocabulary as one jsonb parameter on PostgreSQL, a CASE elsewhere;
+    a code the vocabulary lacks in words all the same. `safe` applies the formula rule, in SQL,
+    to such a code (COPY, joined())."""
+    unknown = _Humanized(F(path))
+    default = _SafeText(unknown) if safe else unknown
+    vocabulary = dict(labels.words(kind))
+    if connection.vendor == "postgresql":
+        return Coalesce(_JsonWord(Value(json.dumps(vocabulary)), F(path)), default, output_field=models.TextField())
+    whens = [When(**{path: code}, then=Value(word)) for code, word in vocabulary.items()]
+    return Case(*whens, default=default, output_field=models.TextField())
+
+
+class _Joined(Aggregate):
+    function = "STRING_AGG"
+    template = "%(function)s(%(expressions)s, '; ')"
+    output_field = models.TextField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return super().as_sql(compiler, connection, function="GROUP_CONCAT", **extra)
+
+
+def joined(rows: QuerySet, path: str, *, by: str, words: str = "") -> Subquery:
+    """One cell for many related rows, to annotate the exported queryset with: the values at
+    `path` of `rows` (filtered on the outer row, `OuterRef("pk")`, grouped `by` that foreign
+    key), or their staff words (vocabulary `words`), joined by "; ", each formula-safe. Export
+    the annotation under its name: its cells are ready."""
+    cell = word_expression(path, words, safe=True) if words else _SafeText(F(path))
+    return Subquery(rows.order_by().values(by).annotate(cell=_Joined(cell)).values("cell"))
 
 
 # --- PostgreSQL: COPY of the queryset's SQL -----------------------------------------------------
@@ -47,6 +118,14 @@ class _SafeText(Func):
         "THEN '''' || %(expressions)s ELSE %(expressions)s END"
     )
     output_field = models.TextField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # For joined() cells, which both ways compute in SQL.
+        template = (
+            "CASE WHEN substr(%(expressions)s, 1, 1) IN ('=', '+', '-', '@', char(9), char(13)) "
+            "THEN '''' || %(expressions)s ELSE %(expressions)s END"
+        )
+        return super().as_sql(compiler, connection, template=template, **extra)
 
 
 class _AsText(Func):
@@ -71,8 +150,12 @@ def _field(model, path: str) -> models.Field:
     return model._meta.get_field(name)
 
 
-def _cell_sql(model, column: Column):
-    field = _field(model, column.path)
+def _cell_sql(queryset: QuerySet, column: Column):
+    if column.words:
+        return word_expression(column.path, column.words, safe=True)
+    if column.path in queryset.query.annotations:
+        return F(column.path)  # the view's own cell (joined())
+    field = _field(queryset.model, column.path)
     if isinstance(field, models.DateTimeField):
         return _UtcIso(F(column.path))
     if isinstance(field, models.BooleanField):
@@ -85,7 +168,7 @@ def _cell_sql(model, column: Column):
 
 
 def _copy_chunks(queryset: QuerySet, columns: list[Column]):
-    cells = {f"export_{i}": _cell_sql(queryset.model, column) for i, column in enumerate(columns)}
+    cells = {f"export_{i}": _cell_sql(queryset, column) for i, column in enumerate(columns)}
     query = queryset.annotate(**cells).values_list(*cells)
     sql, params = query.query.sql_with_params()
     buffer = bytearray()
@@ -124,7 +207,10 @@ def _cell_text(value) -> str:
 
 def _iterated_lines(queryset: QuerySet, columns: list[Column]):
     writer = csv.writer(_Echo(), lineterminator="\n")
-    rows = queryset.values_list(*[c.path for c in columns]).iterator(chunk_size=CHUNK_ROWS)
+    # A word column reads the database's CASE, as COPY does; the other columns their path.
+    words = {f"export_{i}": word_expression(c.path, c.words) for i, c in enumerate(columns) if c.words}
+    paths = [f"export_{i}" if c.words else c.path for i, c in enumerate(columns)]
+    rows = queryset.annotate(**words).values_list(*paths).iterator(chunk_size=CHUNK_ROWS)
     batch = []
     for row in rows:
         batch.append(writer.writerow([_cell_text(value) for value in row]))

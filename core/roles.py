@@ -9,6 +9,8 @@ from django.db import models
 
 class Role(models.TextChoices):
     COMPLIANCE = "compliance", "Compliance"
+    # Compliance, and the cases others escalated: decides them, returns them, escalates further.
+    COMPLIANCE_LEAD = "compliance_lead", "Compliance lead"
     OPERATIONS = "operations", "Operations"
     ADMIN = "admin", "Admin"
     AUDITOR = "auditor", "Auditor"
@@ -25,10 +27,13 @@ PERMISSIONS = {
     "manage_webhooks": "Manage webhook endpoints and replay inbox events",
     "manage_staff": "Manage staff users",
     "view_audit": "Read the audit log and the webhook inbox",
+    "work_escalations": "Decide, return to the queue and escalate further the cases already escalated",
 }
 
+COMPLIANCE_PERMISSIONS = {"view_customers", "change_customers", "view_payments"}
 ROLE_PERMISSIONS = {
-    Role.COMPLIANCE: {"view_customers", "change_customers", "view_payments"},
+    Role.COMPLIANCE: COMPLIANCE_PERMISSIONS,
+    Role.COMPLIANCE_LEAD: {*COMPLIANCE_PERMISSIONS, "work_escalations"},
     Role.OPERATIONS: {"view_customers", "view_payments", "move_money"},
     Role.ADMIN: set(PERMISSIONS),
     Role.AUDITOR: {"view_customers", "view_payments", "view_audit"},

@@ -7,9 +7,10 @@ from django.shortcuts import redirect, render
 from django.template import loader
 from django.views.decorators.http import require_GET, require_http_methods
 
+from . import labels
 from .access import role_required, staff_required
 from .audit import audit_record
-from .exports import Column, csv_response
+from .exports import Column, csv_response, with_words
 from .filters import AuditEventFilter
 from .forms import TimeZoneForm
 from .htmx import page_or_partial
@@ -21,7 +22,7 @@ AUDIT_PAGE_SIZE = 50
 AUDIT_EXPORT_COLUMNS = [
     Column("created_at", "createdAt"),
     Column("actor_username", "actor"),
-    Column("action", "action"),
+    *with_words("action", "action", labels.ACTION),
     Column("target_kind", "targetKind"),
     Column("target_id", "targetId"),
     Column("outcome", "outcome"),
@@ -38,6 +39,9 @@ def list_audit_events(request):
     page = paginate_keyset(
         queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=AUDIT_PAGE_SIZE
     )
+    for event in page.items:
+        # Statuses, decisions, roles and API error codes of the details, in staff words.
+        event.detail_items = labels.detail_items(event.target_kind, event.details)
     template = page_or_partial(request, "core/audit_events.html")
     return render(request, template, {"filter": filterset, "page": page})
 

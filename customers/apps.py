@@ -3,3 +3,24 @@ from django.apps import AppConfig
 
 class CustomersConfig(AppConfig):
     name = "customers"
+
+    def ready(self):
+        from core import labels
+
+        from .choices import ACTION_LABELS, ISSUE_LABELS
+        from .models import CaseDecision, CustomerStatus, CustomerType, HostedLinkHandout
+
+        labels.register(labels.STATUS, dict(CustomerStatus.choices))
+        labels.register(labels.ISSUE, ISSUE_LABELS)
+        labels.register(labels.ACTION, ACTION_LABELS)
+        labels.register(labels.DECISION, dict(CaseDecision.Kind.choices))
+        labels.register(labels.CUSTOMER_TYPE, dict(CustomerType.choices))
+        labels.register(labels.HANDOUT, dict(HostedLinkHandout.Kind.choices))
+        labels.register_details(
+            {
+                "status": labels.STATUS,
+                "decision": labels.DECISION,
+                "customer.type": labels.CUSTOMER_TYPE,
+                "customer.kind": labels.HANDOUT,
+            }
+        )

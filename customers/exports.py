@@ -1,27 +1,32 @@
 """The review queue as CSV, with the filters on screen (core/exports.py)."""
 
+from django.db.models import OuterRef
 from django.views.decorators.http import require_GET
 
+from core import labels
 from core.access import role_required
-from core.exports import Column, csv_response
+from core.exports import Column, csv_response, joined, with_words
 
 from . import selectors
 from .forms.casework import QueueFilterForm
-from .models import Customer
+from .models import Customer, VerificationIssue
 
 QUEUE_EXPORT_COLUMNS = [
     Column("customer_id", "customerId"),
     Column("name", "name"),
     Column("email", "email"),
-    Column("customer_type", "type"),
-    Column("status", "status"),
+    *with_words("customer_type", "type", labels.CUSTOMER_TYPE),
+    *with_words("status", "status", labels.STATUS),
+    # The open issues: their codes, and their staff words (joined by "; ").
+    Column("issue_codes", "issues"),
+    Column("issue_words", "issuesLabel"),
     Column("organization_id", "organizationId"),
     Column("status_since", "statusSince"),
     Column("assignee__username", "assignee"),
     Column("claimed_at", "claimedAt"),
     Column("upstream_updated_at", "updatedAt"),
     Column("synced_at", "syncedAt"),
-    Column("case_decision", "caseDecision"),
+    *with_words("case_decision", "caseDecision", labels.DECISION),
     Column("case_decided_at", "caseDecidedAt"),
     Column("escalation_level", "escalationLevel"),
 ]
@@ -36,5 +41,14 @@ def export_customers(request):
         queryset, ordering = selectors.customer_queue(filters=form.cleaned_data, user=request.user)
     else:
         queryset, ordering = Customer.objects.none(), ("id",)
-    queryset = queryset.prefetch_related(None).select_related(None).order_by(*ordering)
+    issues = VerificationIssue.objects.filter(customer=OuterRef("pk"))
+    queryset = (
+        queryset.prefetch_related(None)
+        .select_related(None)
+        .annotate(
+            issue_codes=joined(issues, "code", by="customer"),
+            issue_words=joined(issues, "code", by="customer", words=labels.ISSUE),
+        )
+        .order_by(*ordering)
+    )
     return csv_response(queryset, QUEUE_EXPORT_COLUMNS, "review-queue")

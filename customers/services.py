@@ -171,6 +171,10 @@ class DecisionRefused(Exception):
     """The decision does not fit the case as it stands (the message says why)."""
 
 
+class NeedsLead(Exception):
+    """The case is escalated: only a compliance lead (permission work_escalations) works it."""
+
+
 @transaction.atomic
 def customer_decide(*, actor, customer: Customer, kind: str, reason: str) -> CaseDecision:
     """Record a reviewer's decision on the current case, with its reason.
@@ -178,9 +182,15 @@ def customer_decide(*, actor, customer: Customer, kind: str, reason: str) -> Cas
     Any decision but "returned" takes the case out of "Needs a person" until the customer's
     status or issues change; "escalated" raises the escalation level (a case already escalated
     goes one level higher); "returned" sends an escalated case back to the queue.
+
+    Anyone who works on customers escalates a case; once escalated, only a compliance lead
+    decides it, returns it or escalates it further (NeedsLead otherwise), as the case stands
+    under the row lock: an escalation a moment ago counts.
     """
     customer = Customer.objects.select_for_update().get(pk=customer.pk)
     escalated = customer.case_decision == CaseDecision.Kind.ESCALATED
+    if escalated and not actor.has_perm("core.work_escalations"):
+        raise NeedsLead()
     if kind == CaseDecision.Kind.RETURNED and not escalated:
         raise DecisionRefused("Only an escalated case can be returned to the queue.")
     level = customer.escalation_level + 1 if kind == CaseDecision.Kind.ESCALATED else customer.escalation_level

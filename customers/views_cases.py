@@ -1,5 +1,7 @@
 """Case work to the end: a reviewer's decision with its reason, the escalations view, and
-bulk assignment from the queue. Reads need view_customers, writes change_customers."""
+bulk assignment from the queue. Reads need view_customers, writes change_customers; an
+escalated case is decided, returned or escalated further by a compliance lead only
+(work_escalations)."""
 
 from urllib.parse import parse_qsl, urlencode
 
@@ -8,7 +10,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from core.access import role_required
+from core.access import RoleRequired, role_required
+from core.audit import audit_record
+from core.models import AuditEvent
 from core.pagination import paginate_keyset
 
 from . import selectors, services
@@ -28,6 +32,9 @@ def decide_customer(request, customer_id):
     if form.is_valid():
         try:
             decision = services.customer_decide(actor=request.user, customer=customer, **form.cleaned_data)
+        except services.NeedsLead:
+            _audit_refused(request, customer, form.cleaned_data["kind"])
+            raise RoleRequired("work_escalations") from None
         except services.DecisionRefused as exc:
             form.add_error("kind", str(exc))
         else:
@@ -37,6 +44,18 @@ def decide_customer(request, customer_id):
     context = customer_page_context(request, customer)
     context["decision_form"] = form
     return render(request, "customers/view_customer.html", context, status=400)
+
+
+def _audit_refused(request, customer: Customer, kind: str) -> None:
+    """A decision on an escalated case by someone who is not a compliance lead: refused, and kept."""
+    audit_record(
+        actor=request.user,
+        action="customer.decide",
+        target_kind="customer",
+        target_id=customer.customer_id,
+        outcome=AuditEvent.Outcome.DENIED,
+        details={"decision": kind, "escalation_level": customer.escalation_level},
+    )
 
 
 def _decided_message(decision: CaseDecision) -> str:

@@ -2,6 +2,13 @@
 
 from django.db import models
 
+# The staff word of each kind of webhook event the API sends (core.labels, vocabulary EVENT).
+EVENT_LABELS = {
+    "customer.update": "Customer changed",
+    "transaction.update": "Transaction changed",
+    "payment_account.update": "Payment account changed",
+}
+
 
 class WebhookEvent(models.Model):
     """The inbox: every signed event, stored before it is processed (dedupe by event id)."""

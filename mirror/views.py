@@ -3,9 +3,10 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from core import labels
 from core.access import role_required
 from core.audit import audit_record
-from core.exports import Column, csv_response
+from core.exports import Column, csv_response, with_words
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 
@@ -15,8 +16,8 @@ from .tasks import process_webhook_event
 # The payload stays out: it may carry a customer's data; the event id leads to it.
 INBOX_EXPORT_COLUMNS = [
     Column("event_id", "eventId"),
-    Column("event_type", "eventType"),
-    Column("state", "state"),
+    *with_words("event_type", "eventType", labels.EVENT),
+    *with_words("state", "state", labels.INBOX_STATE),
     Column("attempts", "attempts"),
     Column("last_error", "lastError"),
     Column("occurred_at", "occurredAt"),

@@ -5,8 +5,20 @@ class PaymentsConfig(AppConfig):
     name = "payments"
 
     def ready(self):
+        from core import labels
         from customers import page_sections
 
+        from .models import ACCOUNT_TYPE_LABELS, STATUS_LABELS, ApprovalKind
+        from .rails import METHOD_LABELS
         from .selectors import customer_section, customer_section_version
+        from .services import ACTION_LABELS
 
         page_sections.register(customer_section, version=customer_section_version)
+        labels.register(labels.STATUS, STATUS_LABELS)
+        labels.register(labels.METHOD, METHOD_LABELS)
+        labels.register(labels.ACCOUNT_TYPE, ACCOUNT_TYPE_LABELS)
+        labels.register(labels.ACTION, ACTION_LABELS)
+        labels.register(labels.APPROVAL_KIND, dict(ApprovalKind.choices))
+        labels.register_details(
+            {"payment_account.type": labels.ACCOUNT_TYPE, "approval_request.kind": labels.APPROVAL_KIND}
+        )

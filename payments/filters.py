@@ -21,7 +21,7 @@ from .models import (
     Transaction,
     TransactionStatus,
 )
-from .rails import CHAINS, FIAT_CURRENCIES, RAILS, TOKENS
+from .rails import CHAINS, FIAT_CURRENCIES, METHOD_LABELS, RAILS, TOKENS
 
 
 class PaymentAccountFilter(django_filters.FilterSet):
@@ -100,7 +100,7 @@ class TransactionFilter(django_filters.FilterSet):
     rail = django_filters.ChoiceFilter(
         field_name="source_payment_method",
         label="Source rail or chain",
-        choices=[(m, m) for m in (*RAILS, *CHAINS)],
+        choices=[(m, METHOD_LABELS[m]) for m in (*RAILS, *CHAINS)],
         empty_label="Any",
     )
     currency = django_filters.ChoiceFilter(

@@ -7,6 +7,8 @@ from django.utils import timezone
 
 from core.mirrored import MirroredModel, Source, StatusChange
 
+from .rails import method_label
+
 MONEY = {"max_digits": 38, "decimal_places": 18}
 
 
@@ -87,15 +89,16 @@ class PaymentAccount(MirroredModel):
 
     @property
     def currency_summary(self) -> str:
-        """ "USD · ACH" for a bank account, "USDC on BASE" for a wallet, "EUR → USDC, EURC" for
-        an auto-fiat account; "—" when the API gave nothing to show."""
+        """ "USD · ACH" for a bank account, "USDC on Base" for a wallet, "EUR → USDC, EURC" for
+        an auto-fiat account; "—" when the API gave nothing to show. Rails and chains in staff
+        words (payments.rails)."""
         details = self.details if isinstance(self.details, dict) else {}
         if details.get("bankAccountCurrency"):
             method = details.get("bankAccountPaymentMethod")
-            return _label(details["bankAccountCurrency"]) + (f" · {method}" if method else "")
+            return _label(details["bankAccountCurrency"]) + (f" · {method_label(method)}" if method else "")
         if details.get("address"):
             address = details["address"]
-            chain = address.get("chain", "") if isinstance(address, dict) else ""
+            chain = method_label(address.get("chain", "")) if isinstance(address, dict) else ""
             currency = _label(details.get("currency"))
             return f"{currency} on {chain}" if currency else chain
         if details.get("currency"):
@@ -133,6 +136,10 @@ class TransactionStatus(models.TextChoices):
     FAILED = "FAILED", "Failed"
     CANCELLED = "CANCELLED", "Cancelled"
     EXPIRED = "EXPIRED", "Expired"
+
+
+# Transactions' and payment accounts' statuses share their words (ACTIVE is "Active" on both).
+STATUS_LABELS = {**dict(PaymentAccountStatus.choices), **dict(TransactionStatus.choices)}
 
 
 TERMINAL_TRANSACTION_STATUSES = {"COMPLETED", "FAILED", "CANCELLED", "EXPIRED"}

@@ -43,12 +43,36 @@ _COUNTRY_CURRENCY = {
 FIAT_CURRENCIES = sorted({*_RAIL_CURRENCY.values(), *_COUNTRY_CURRENCY.values()})
 
 
+# The staff word of each payment method, the code in a title (core.labels, vocabulary METHOD).
+# A country's rail reads as its systems ("GB_BACS_CHAPS_FPS" -> "GB BACS CHAPS FPS").
+_NAMED_METHODS = {
+    "ACH": "ACH",
+    "ACH_SAME_DAY": "Same-day ACH",
+    "WIRE": "Wire",
+    "SWIFT": "SWIFT",
+    "SEPA": "SEPA",
+    "ARBITRUM": "Arbitrum",
+    "BASE": "Base",
+    "ETHEREUM": "Ethereum",
+    "OPTIMISM": "Optimism",
+    "POLYGON": "Polygon",
+    "SOLANA": "Solana",
+}
+METHOD_LABELS = {method: _NAMED_METHODS.get(method) or method.replace("_", " ") for method in [*RAILS, *CHAINS]}
+
+
+def method_label(method) -> str:
+    """ "ACH_SAME_DAY" -> "Same-day ACH"; a method the API adds later reads in words too."""
+    method = str(method or "")
+    return METHOD_LABELS.get(method) or method.replace("_", " ")
+
+
 PAYMENT_METHOD_CHOICES = [
     ("", "—"),
-    ("Fiat rails", [(rail, rail) for rail in RAILS]),
-    ("Chains", [(chain, chain) for chain in CHAINS]),
+    ("Fiat rails", [(rail, METHOD_LABELS[rail]) for rail in RAILS]),
+    ("Chains", [(chain, METHOD_LABELS[chain]) for chain in CHAINS]),
 ]
-CHAIN_CHOICES = [(chain, chain) for chain in CHAINS]
+CHAIN_CHOICES = [(chain, METHOD_LABELS[chain]) for chain in CHAINS]
 TOKEN_CHOICES = [(token, token) for token in TOKENS]
 
 EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
@@ -69,7 +93,7 @@ RAIL_CURRENCY = {rail: rail_currency(rail) for rail in RAILS}
 def address_error(chain: str, address: str) -> str | None:
     """Why `address` cannot be a wallet on `chain`, or None when its format fits."""
     if chain in EVM_CHAINS and not EVM_ADDRESS.match(address):
-        return f"An address on {chain} is 0x followed by 40 hexadecimal characters."
+        return f"An address on {method_label(chain)} is 0x followed by 40 hexadecimal characters."
     if chain == "SOLANA" and not SOLANA_ADDRESS.match(address):
         return "A Solana address is 32 to 44 base58 characters (no 0, O, I or l)."
     return None

@@ -8,7 +8,8 @@ from django.db.models import Case, CharField, F, Max, OuterRef, Q, QuerySet, Sub
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from core.exports import Column
+from core import labels
+from core.exports import Column, with_words
 from core.live import CompiledQuery, version_of
 from core.models import AuditEvent
 from core.together import fetch_together
@@ -150,13 +151,13 @@ def transactions_listed() -> QuerySet[Transaction]:
 
 EXPORT_COLUMNS = [
     Column("transaction_id", "transactionId"),
-    Column("status", "status"),
+    *with_words("status", "status", labels.STATUS),
     Column("customer_upstream_id", "customerId"),
     Column("quote_id", "quoteId"),
-    Column("source_payment_method", "sourcePaymentMethod"),
+    *with_words("source_payment_method", "sourcePaymentMethod", labels.METHOD),
     Column("source_currency", "sourceCurrency"),
     Column("source_amount", "sourceAmount"),
-    Column("destination_payment_method", "destinationPaymentMethod"),
+    *with_words("destination_payment_method", "destinationPaymentMethod", labels.METHOD),
     Column("destination_currency", "destinationCurrency"),
     Column("destination_amount", "destinationAmount"),
     Column("exchange_rate", "exchangeRate"),
@@ -170,8 +171,8 @@ ACCOUNT_EXPORT_COLUMNS = [
     Column("account_id", "accountId"),
     Column("customer_upstream_id", "customerId"),
     Column("customer__name", "customerName"),
-    Column("account_type", "type"),
-    Column("status", "status"),
+    *with_words("account_type", "type", labels.ACCOUNT_TYPE),
+    *with_words("status", "status", labels.STATUS),
     Column("nickname", "nickname"),
     Column("is_third_party", "isThirdParty"),
     Column("created_upstream_at", "createdAt"),

@@ -11,7 +11,10 @@ class RolesForm(forms.Form):
         choices=ROLE_CHOICES,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="None: signs in, sees only the home page.",
+        help_text=(
+            "A compliance lead does what compliance does, and works the escalated cases (decides them, "
+            "returns them to the queue, escalates them further). None: signs in, sees only the home page."
+        ),
     )
 
 

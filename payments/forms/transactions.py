@@ -5,6 +5,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from ..models import Transaction
+from ..rails import method_label
 from ..selectors import STUCK_RULE_LABELS, StuckRule, account_options
 from .fields import AmountField, amount_text
 
@@ -54,7 +55,9 @@ class QuoteForm(forms.Form):
             (a.account_id, _account_label(a)) for a in self.destinations.values()
         ]
         for prefix, options in (("source", source_options), ("destination", destination_options)):
-            self.fields[f"{prefix}_method"].choices = [(m, m) for m in (options.methods if options else [])]
+            self.fields[f"{prefix}_method"].choices = [
+                (m, method_label(m)) for m in (options.methods if options else [])
+            ]
             self.fields[f"{prefix}_currency"].choices = [(c, c) for c in (options.currencies if options else [])]
         if not self.is_bound:
             # An unbound form shows the accounts actually used to compute the choices.

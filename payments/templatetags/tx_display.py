@@ -3,12 +3,12 @@
 from decimal import Decimal, InvalidOperation
 
 from django import template
+from django.utils.html import format_html
 
-from payments.models import PaymentAccountStatus, TransactionStatus
+from payments import rails
+from payments.models import STATUS_LABELS
 
 register = template.Library()
-# Transactions' and payment accounts' statuses share their words (ACTIVE is "Active" on both).
-_STATUS_LABELS = {**dict(PaymentAccountStatus.choices), **dict(TransactionStatus.choices)}
 
 
 @register.filter
@@ -33,25 +33,18 @@ def rate(value) -> str:
 @register.filter
 def status_label(value) -> str:
     """ "AWAITING_TRANSFER" → "Awaiting transfer"; a status the API adds later shows as it is."""
-    return _STATUS_LABELS.get(value) or str(value or "").replace("_", " ").capitalize()
-
-
-# The staff word for each payment method (rail) the API names; a new one reads in words too.
-METHOD_LABELS = {
-    "ACH": "ACH",
-    "ACH_SAME_DAY": "Same-day ACH",
-    "WIRE": "Wire",
-    "SWIFT": "SWIFT",
-    "SEPA": "SEPA",
-    "POLYGON": "Polygon",
-    "ETHEREUM": "Ethereum",
-    "SOLANA": "Solana",
-    "BASE": "Base",
-}
+    return STATUS_LABELS.get(value) or str(value or "").replace("_", " ").capitalize()
 
 
 @register.filter
 def method_label(value) -> str:
-    """ "ACH_SAME_DAY" → "Same-day ACH"."""
-    value = str(value or "")
-    return METHOD_LABELS.get(value) or value.replace("_", " ").capitalize()
+    """ "ACH_SAME_DAY" → "Same-day ACH" (payments.rails holds the words)."""
+    return rails.method_label(value)
+
+
+@register.simple_tag
+def method_ref(value):
+    """A payment method in staff words, its code on hover; "—" when there is none."""
+    if not value:
+        return "—"
+    return format_html('<span title="{}">{}</span>', value, rails.method_label(value))

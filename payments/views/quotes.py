@@ -105,7 +105,7 @@ def _map_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
 def _create_quote(request):
     customer = _active_customer(request.POST.get("customer", ""))
     if customer is None:
-        messages.error(request, "Choose an ACTIVE customer first.")
+        messages.error(request, "Choose an active customer first.")
         return redirect("payments-create-quote")
     form = _quote_form(customer, data=request.POST)
     if form.is_valid():

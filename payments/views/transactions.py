@@ -17,6 +17,7 @@ from paymentsapi import PaymentsApiError
 from ..filters import TransactionFilter
 from ..forms.transactions import BulkCancelForm, CancelForm, StuckForm
 from ..models import Transaction
+from ..rails import method_label
 from ..selectors import (
     EXPORT_COLUMNS,
     STUCK_RULE_LABELS,
@@ -72,8 +73,13 @@ INSTRUCTION_LABELS = {
 }
 
 
-def instruction_rows(instructions: dict | None) -> list[tuple[str, str]]:
-    """Only the fields the rail or chain gave, labelled; a field we have no label for is kept."""
+# Fields whose value is a payment method: shown in staff words, the code copied and on hover.
+INSTRUCTION_METHODS = {"transferPaymentMethod", "chain"}
+
+
+def instruction_rows(instructions: dict | None) -> list[tuple[str, str, str]]:
+    """(label, shown, value) of the fields the rail or chain gave, labelled; a field we have no
+    label for is kept. The value is what staff copy; a payment method is shown in words."""
     if not instructions:
         return []
     rows = []
@@ -84,7 +90,8 @@ def instruction_rows(instructions: dict | None) -> list[tuple[str, str]]:
         if isinstance(value, dict):
             value = value.get("label") or value.get("contractAddress") or ""
         if value not in (None, ""):
-            rows.append((INSTRUCTION_LABELS.get(key, key), str(value)))
+            shown = method_label(value) if key in INSTRUCTION_METHODS else str(value)
+            rows.append((INSTRUCTION_LABELS.get(key, key), shown, str(value)))
     return rows
 
 

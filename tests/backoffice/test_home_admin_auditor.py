@@ -86,10 +86,11 @@ def test_auditor_sees_the_latest_audit_events_linked_to_the_log(client, auditor_
     client.force_login(auditor_user)  # itself an audit event (auth.login)
     events = [AuditEventFactory(action=f"customer.action_{i}") for i in range(12)]
     html = home(client).content.decode()
-    for event in events[2:]:  # the newest ten
-        assert f'<a href="/audit/?action={event.action}">{event.action}</a>' in html
+    for event in events[2:]:  # the newest ten, in words (an action no vocabulary names), the code on hover
+        words = event.action.replace(".", " ").replace("_", " ").capitalize()
+        assert f'<a href="/audit/?action={event.action}" title="{event.action}">{words}</a>' in html
     for event in events[:2]:
-        assert f"{event.action}</a>" not in html
+        assert f'?action={event.action}"' not in html
     assert '<a href="/audit/">The whole audit log</a>' in html
     assert "Latest approvals" in html and "No approval yet." in html
 

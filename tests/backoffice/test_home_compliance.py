@@ -143,3 +143,17 @@ def test_a_snapshot_of_an_older_shape_counts_as_not_computed(client, compliance_
     cache.add("home:first-refresh", 1, 60)
     client.force_login(compliance_user)
     assert b"Not computed yet" in home(client).content
+
+
+@pytest.mark.parametrize("roles", [["compliance_lead"], ["compliance", "compliance_lead"]])
+def test_a_compliance_lead_sees_the_compliance_section_once(client, make_staff, cases, roles):
+    from django.contrib.auth.models import Group
+
+    rollups.refresh()
+    lead = make_staff(roles[0], username="lead")
+    lead.groups.add(*Group.objects.filter(name__in=roles))
+    client.force_login(lead)
+    html = home(client).content.decode()
+    assert html.count('<h2 id="home-compliance">Compliance</h2>') == 1
+    assert '<span class="badge" title="compliance_lead">Compliance lead</span>' in html
+    assert "Escalated cases" in figures(home(client))

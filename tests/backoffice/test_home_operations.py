@@ -81,7 +81,8 @@ def test_volume_chart_shows_each_rail_and_currency_with_its_total_and_link(clien
     rollups.refresh()
     client.force_login(operations_user)
     html = home(client).content.decode()
-    assert "ACH · USD</a></th>" in html
+    assert '<span title="ACH">ACH</span> · USD</a></th>' in html
+    assert '<span title="SEPA">SEPA</span> · EUR</a></th>' in html
     assert '<td class="num">12.50 USD</td>' in html
     assert '<td class="num">7.00 EUR</td>' in html
     assert "<caption>Completed volume per day and rail · currency" in html

@@ -34,7 +34,7 @@ def log_in(page, live_server, username: str, next_path: str = "") -> None:
 def build_quote(page, live_server, customer, amount="100.00"):
     """Fill the quote builder for the `customer` fixture: its bank account to its wallet."""
     page.goto(f"{live_server.url}/payments/quotes/new")
-    page.get_by_label("Find an ACTIVE customer (name, e-mail or id)").fill("Ada")
+    page.get_by_label("Find an active customer (name, e-mail or id)").fill("Ada")
     follow(page, page.get_by_role("link", name="Ada Lovelace"))
     page.get_by_label("Source account").select_option(customer["bank"])
     expect(page.locator("#direction")).to_contain_text("Onramp (fiat → crypto)")

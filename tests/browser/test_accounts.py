@@ -35,7 +35,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     # A wrong address is caught before anything is sent.
     page.get_by_label("Wallet address").fill("0x123")
     page.get_by_role("button", name="Create external crypto wallet").click()
-    expect(page.get_by_text("An address on BASE is 0x followed by 40 hexadecimal characters.")).to_be_visible()
+    expect(page.get_by_text("An address on Base is 0x followed by 40 hexadecimal characters.")).to_be_visible()
     page.get_by_label("Wallet address").fill(EVM_ADDRESS)
     page.get_by_role("button", name="Create external crypto wallet").click()
 

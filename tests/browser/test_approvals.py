@@ -44,7 +44,7 @@ def test_a_large_execute_waits_for_a_second_operations_user(
     follow(checker, row.get_by_role("link"))
     expect(checker.locator("#maker")).to_contain_text("olga")
     expect(checker.locator("dl.tx-facts").first).to_contain_text(
-        "Base wallet · External crypto wallet · USDC on BASE · …abab"
+        "Base wallet · External crypto wallet · USDC on Base · …abab"
     )
     checker.get_by_role("button", name="Approve and execute").click()
 

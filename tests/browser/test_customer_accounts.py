@@ -40,7 +40,7 @@ def test_admin_adds_an_account_from_the_customer_page(page, live_server, make_st
     owner = page.get_by_role("link", name="Ada Lovelace")
     expect(owner).to_be_visible()
     follow(page, owner)
-    account_link = page.get_by_role("link", name="Ada's Base wallet · External crypto wallet · USDC on BASE · …abab")
+    account_link = page.get_by_role("link", name="Ada's Base wallet · External crypto wallet · USDC on Base · …abab")
     expect(account_link).to_be_visible()
     screenshot("customer-accounts")
 

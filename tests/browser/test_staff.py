@@ -62,6 +62,6 @@ def test_admin_adds_a_member_who_sets_a_password_and_enrols_totp(
     # The admin's list shows them with their role and their second factor.
     page.goto(f"{live_server.url}/staff/")
     row = page.get_by_role("row").filter(has_text="new-operator")
-    expect(row).to_contain_text("operations")
+    expect(row).to_contain_text("Operations")  # the role in words
     expect(row).to_contain_text("enrolled")
     screenshot("list")

@@ -83,6 +83,7 @@ def test_403_page_names_the_roles_that_may(client_as):
     ("role", "visible", "hidden"),
     [
         ("compliance", [], ["Audit log"]),
+        ("compliance_lead", [], ["Audit log"]),
         ("operations", [], ["Audit log"]),
         ("admin", ["Audit log"], []),
         ("auditor", ["Audit log"], []),
@@ -130,7 +131,7 @@ def test_role_backend_grants_what_django_model_backend_grants(make_staff, django
     superuser = make_staff(None, username="root")
     superuser.is_superuser = True
     superuser.save()
-    users = [make_staff(role) for role in ("compliance", "operations", "admin", "auditor", None)]
+    users = [make_staff(role) for role in ("compliance", "operations", "admin", "auditor", "compliance_lead", None)]
     for user in [*users, two_roles, inactive, superuser]:
         expected = ModelBackend().get_all_permissions(fresh(user))
         assert RoleBackend().get_all_permissions(fresh(user)) == expected, user.username

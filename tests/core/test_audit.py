@@ -1,4 +1,5 @@
 import datetime as dt
+import re
 
 import pytest
 from django.db import transaction
@@ -103,3 +104,36 @@ def test_garbage_cursor_starts_from_the_first_page(client_as):
     )
     assert response.status_code == 200
     assert len(response.context["page"].items) == 3
+
+
+def test_audit_page_speaks_staff_words_with_the_codes_on_hover(client_as):
+    AuditEventFactory(
+        action="customer.decide", target_kind="customer", details={"decision": "escalated", "escalation_level": 2}
+    )
+    AuditEventFactory(
+        action="payment_account.create",
+        target_kind="payment_account",
+        details={"type": "EXTERNAL_BANK_ACCOUNT", "status": "PENDING"},
+    )
+    AuditEventFactory(
+        action="transaction.cancel", target_kind="transaction", outcome="failure", details={"error": "NOT_FOUND"}
+    )
+    AuditEventFactory(
+        action="staff.change_roles",
+        target_kind="user",
+        details={"before": ["compliance"], "after": ["compliance_lead"]},
+    )
+
+    html = client_as("auditor").get(reverse("core-list-audit-events")).content.decode()
+
+    assert '<td title="customer.decide">Decided the case</td>' in html
+    assert 'Decision: <span title="escalated">Escalated</span>' in html and "Escalation level: 2" in html
+    assert '<td title="payment_account.create">Created a payment account</td>' in html
+    assert '<span title="payment_account">Payment account</span>' in html
+    assert 'Type: <span title="EXTERNAL_BANK_ACCOUNT">External bank account</span>' in html
+    assert 'Status: <span title="PENDING">Pending</span>' in html
+    assert 'Error: <span title="NOT_FOUND">The Payments API does not know this record</span>' in html
+    assert 'After: <span title="compliance_lead">Compliance lead</span>' in html
+    visible = re.sub(r"<[^>]+>", " ", html)
+    for code in ("customer.decide", "EXTERNAL_BANK_ACCOUNT", "PENDING", "NOT_FOUND", "compliance_lead"):
+        assert code not in visible, code

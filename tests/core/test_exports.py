@@ -11,7 +11,13 @@ from django.urls import reverse
 from core.exports import formula_safe
 from core.models import StaffPreference
 from mirror.models import WebhookEvent
-from tests.factories import AuditEventFactory, CustomerFactory, PaymentAccountFactory, WebhookEventFactory
+from tests.factories import (
+    AuditEventFactory,
+    CustomerFactory,
+    PaymentAccountFactory,
+    VerificationIssueFactory,
+    WebhookEventFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +29,12 @@ def rows_of(response) -> list[list[str]]:
     assert response.streaming
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+
+def records_of(response) -> list[dict[str, str]]:
+    header, *rows = rows_of(response)
+    assert len(set(header)) == len(header)
+    return [dict(zip(header, row, strict=True)) for row in rows]
 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
@@ -43,10 +55,34 @@ def test_review_queue_export_follows_the_filters_and_is_formula_safe(client_as):
     rows = rows_of(response)
 
     assert response["Content-Disposition"].startswith('attachment; filename="review-queue-')
-    assert rows[0][:5] == ["customerId", "name", "email", "type", "status"]
+    assert rows[0][:7] == ["customerId", "name", "email", "type", "typeLabel", "status", "statusLabel"]
     assert len(rows) == 2
-    assert rows[1][1] == "'=cmd|' /C calc'!A0" and rows[1][4] == "UNDER_REVIEW"
-    assert rows[1][6] == "2026-01-15T23:30:05.000000+00:00"
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["name"] == "'=cmd|' /C calc'!A0" and row["status"] == "UNDER_REVIEW"
+    assert row["statusSince"] == "2026-01-15T23:30:05.000000+00:00"
+
+
+def test_review_queue_export_carries_codes_and_their_staff_words(client_as):
+    customer = CustomerFactory(
+        status="NEEDS_ADDITIONAL_INFORMATION", customer_type="BUSINESS", case_decision="escalated"
+    )
+    VerificationIssueFactory(customer=customer, code="DOCUMENT_MISSING_BACK")
+    VerificationIssueFactory(customer=customer, code="PROOF_OF_ADDRESS_MISSING")
+    CustomerFactory(status="UNDER_REVIEW", customer_type="WHATEVER_NEW")  # no issue; a type no vocabulary knows
+    VerificationIssueFactory(customer=CustomerFactory(status="REJECTED"), code="=NEW_CODE")
+
+    records = records_of(client_as("compliance").get(reverse("customers-export-customers"), {"view": "all"}))
+
+    by_status = {r["status"]: r for r in records}
+    waiting = by_status["NEEDS_ADDITIONAL_INFORMATION"]
+    assert (waiting["statusLabel"], waiting["typeLabel"]) == ("Needs additional information", "Business")
+    assert sorted(waiting["issues"].split("; ")) == ["DOCUMENT_MISSING_BACK", "PROOF_OF_ADDRESS_MISSING"]
+    assert sorted(waiting["issuesLabel"].split("; ")) == ["Back of ID missing", "Proof of address missing"]
+    assert (waiting["caseDecision"], waiting["caseDecisionLabel"]) == ("escalated", "Escalated")
+    review = by_status["UNDER_REVIEW"]
+    assert (review["issues"], review["issuesLabel"], review["typeLabel"]) == ("", "", "Whatever new")
+    # A code the vocabulary lacks reads in words, and stays formula-safe both ways.
+    assert (by_status["REJECTED"]["issues"], by_status["REJECTED"]["issuesLabel"]) == ("'=NEW_CODE", "'=new code")
 
 
 def test_exports_are_in_utc_whatever_the_staff_zone(client_as):
@@ -55,9 +91,9 @@ def test_exports_are_in_utc_whatever_the_staff_zone(client_as):
     client.post(reverse("core-set-time-zone"), {"time_zone": "Europe/Berlin"})
     assert StaffPreference.objects.get().time_zone == "Europe/Berlin"
 
-    rows = rows_of(client.get(reverse("customers-export-customers")))
+    records = records_of(client.get(reverse("customers-export-customers")))
 
-    assert rows[1][6] == "2026-01-15T23:30:05.000000+00:00"
+    assert records[0]["statusSince"] == "2026-01-15T23:30:05.000000+00:00"
 
 
 def test_payment_accounts_export_leaves_the_details_out(client_as):
@@ -69,11 +105,14 @@ def test_payment_accounts_export_leaves_the_details_out(client_as):
     )
 
     assert rows[0] == [
-        "accountId", "customerId", "customerName", "type", "status", "nickname",
+        "accountId", "customerId", "customerName", "type", "typeLabel", "status", "statusLabel", "nickname",
         "isThirdParty", "createdAt", "syncedAt", "missingUpstream",
     ]  # fmt: skip
     assert [r[0] for r in rows[1:]] == [account.account_id]
-    assert rows[1][5] == "'+44 savings" and rows[1][6] in ("true", "false")
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["nickname"] == "'+44 savings" and row["isThirdParty"] in ("true", "false")
+    assert (row["type"], row["typeLabel"]) == ("EXTERNAL_BANK_ACCOUNT", "External bank account")
+    assert row["statusLabel"] == {"ACTIVE": "Active", "PENDING": "Pending"}[row["status"]]
     assert "First Test Bank" not in ",".join(rows[1])  # the type-specific details stay out
 
 
@@ -83,10 +122,23 @@ def test_audit_log_export_follows_the_filters(client_as):
 
     rows = rows_of(client_as("auditor").get(reverse("core-export-audit-events"), {"action": "customer.update"}))
 
-    assert rows[0][:3] == ["createdAt", "actor", "action"]
+    assert rows[0][:4] == ["createdAt", "actor", "action", "actionLabel"]
     assert [r[2] for r in rows[1:]] == ["customer.update"]
-    assert rows[1][7] == '{"sections": ["kyc"]}'
-    assert rows[1][0].endswith("+00:00")
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["details"] == '{"sections": ["kyc"]}'
+    assert row["actionLabel"] == "Customer update"  # an action no vocabulary names, in words all the same
+    assert row["createdAt"].endswith("+00:00")
+
+
+def test_audit_log_export_names_the_actions(client_as):
+    AuditEventFactory(action="customer.decide", details={"decision": "escalated"})
+    AuditEventFactory(action="staff.change_roles")
+    records = records_of(client_as("auditor").get(reverse("core-export-audit-events")))
+    assert {r["action"]: r["actionLabel"] for r in records} == {
+        "customer.decide": "Decided the case",
+        "staff.change_roles": "Changed the roles",
+        "auth.login": "Signed in",  # the auditor's own login
+    }
 
 
 def test_webhook_inbox_export_follows_the_state_and_leaves_payloads_out(client_as):
@@ -97,7 +149,10 @@ def test_webhook_inbox_export_follows_the_state_and_leaves_payloads_out(client_a
     rows = rows_of(response)
 
     assert [r[0] for r in rows[1:]] == [failed.event_id]
-    assert rows[1][4] == "'-1 attempts left"
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["lastError"] == "'-1 attempts left"
+    assert (row["eventType"], row["eventTypeLabel"]) == ("customer.update", "Customer changed")
+    assert (row["state"], row["stateLabel"]) == ("failed", "Failed")
     assert "payload" not in ",".join(rows[0]).lower()
 
 
@@ -131,5 +186,5 @@ def test_the_filters_dates_are_the_pages_own_zone(client_as):
 
     assert event.target_id in page
     assert "2026-01-16 00:30:05" in page
-    assert [r[6] for r in rows[1:]] == [event.request_id]
+    assert [r[rows[0].index("requestId")] for r in rows[1:]] == [event.request_id]
     assert rows[1][0] == "2026-01-15T23:30:05.000000+00:00"

@@ -115,6 +115,24 @@ def test_change_roles_is_audited(admin_client, make_staff):
     assert event.details == {"before": ["auditor"], "after": ["compliance", "operations"]}
 
 
+def test_an_admin_makes_a_reviewer_a_compliance_lead(admin_client, make_staff, django_user_model):
+    member = make_staff("compliance", username="future-lead")
+    url = reverse("core-change-staff-roles", kwargs={"pk": member.pk})
+    form = admin_client.get(url).content.decode()
+    assert 'value="compliance_lead"' in form and "Compliance lead" in form
+    assert not member.has_perm("core.work_escalations")
+
+    assert admin_client.post(url, {"roles": ["compliance_lead"]}).status_code == 302
+
+    member = django_user_model.objects.get(pk=member.pk)  # no permission cache carried over
+    assert member.has_perm("core.work_escalations") and member.has_perm("core.change_customers")
+    event = AuditEvent.objects.get(action="staff.change_roles")
+    assert event.details == {"before": ["compliance"], "after": ["compliance_lead"]}
+    # The staff pages name the role in words, its code on hover.
+    page = admin_client.get(reverse("core-view-staff", kwargs={"pk": member.pk})).content.decode()
+    assert '<span title="compliance_lead">Compliance lead</span>' in page
+
+
 def test_the_last_admin_cannot_lose_the_role_nor_be_deactivated(admin_client, admin_user):
     roles = admin_client.post(reverse("core-change-staff-roles", kwargs={"pk": admin_user.pk}), {"roles": ["auditor"]})
     assert roles.status_code == 200

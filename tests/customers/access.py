@@ -3,7 +3,9 @@
 from tests.access import READERS, Access
 from tests.factories import CustomerFactory
 
-EDITORS = frozenset({"compliance", "admin"})
+EDITORS = frozenset({"compliance", "compliance_lead", "admin"})
+# Who works a case once it is escalated (tests/customers/test_decisions.py tries each role).
+LEADS = frozenset({"compliance_lead", "admin"})
 
 
 def _customer():

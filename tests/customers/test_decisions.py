@@ -4,6 +4,7 @@ timeline; escalations; bulk assignment and claiming."""
 import datetime as dt
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -12,6 +13,8 @@ from core.mirrored import Source
 from core.models import AuditEvent
 from customers.models import CaseDecision, Customer
 from customers.upserts import customers_upsert
+from tests.conftest import ROLES
+from tests.customers.access import EDITORS, LEADS
 from tests.customers.test_mirror_upsert import T0, item
 from tests.factories import CustomerFactory
 
@@ -114,12 +117,14 @@ def test_a_decision_needs_a_reason_and_keeps_what_was_typed(reviewer):
     assert customer.case_decision == ""
 
 
-def test_escalation_levels_and_the_escalations_view(reviewer):
+def test_escalation_levels_and_the_escalations_view(reviewer, make_staff):
     customer = CustomerFactory(name="Esme Escalated", status="UNDER_REVIEW")
     CustomerFactory(name="Otto Other", status="UNDER_REVIEW")
     assert decide(reviewer, customer, "returned").status_code == 400  # not escalated yet
-    decide(reviewer, customer, "escalated")
-    decide(reviewer, customer, "escalated", reason="Needs the lead's view on the source of funds.")
+    assert decide(reviewer, customer, "escalated").status_code == 302
+    lead = Client()
+    lead.force_login(make_staff("compliance_lead"))
+    decide(lead, customer, "escalated", reason="Needs the head of compliance on the source of funds.")
     customer.refresh_from_db()
     assert (customer.case_decision, customer.escalation_level) == ("escalated", 2)
 
@@ -127,9 +132,42 @@ def test_escalation_levels_and_the_escalations_view(reviewer):
     assert [c.name for c in page.context["page"].items] == ["Esme Escalated"]
     assert "Level 2" in page.content.decode()
 
-    decide(reviewer, customer, "returned", reason="Lead agrees: approve when the documents arrive.")
+    decide(lead, customer, "returned", reason="Lead agrees: approve when the documents arrive.")
     assert "Esme Escalated" in queue_names(reviewer)
     assert reviewer.get(ESCALATIONS).context["page"].items == []
+
+
+@pytest.mark.parametrize("kind", ["approved", "escalated", "returned", "offboarded", "waiting_on_customer"])
+@pytest.mark.parametrize("role", [*ROLES, None])
+def test_only_a_compliance_lead_works_an_escalated_case(client_as, role, kind):
+    customer = CustomerFactory(status="REJECTED", case_decision="escalated", escalation_level=1)
+    client = client_as(role)
+
+    response = decide(client, customer, kind, reason="Lead's call.")
+
+    customer.refresh_from_db()
+    if role in LEADS:
+        assert response.status_code == 302
+        assert customer.escalation_level == (2 if kind == "escalated" else 1)
+        assert customer.case_decision == ("" if kind == "returned" else kind)
+        return
+    assert response.status_code == 403
+    assert (customer.case_decision, customer.escalation_level) == ("escalated", 1)
+    assert not CaseDecision.objects.exists()
+    if role in EDITORS:
+        # A reviewer who may escalate but not work the escalation: told who may, and kept.
+        assert "needs the role <strong>compliance_lead or admin</strong>" in response.content.decode()
+        event = AuditEvent.objects.get(action="customer.decide", target_id=customer.customer_id)
+        assert (event.outcome, event.details) == ("denied", {"decision": kind, "escalation_level": 1})
+
+
+@pytest.mark.parametrize(("role", "form_shown"), [("compliance", False), ("compliance_lead", True), ("admin", True)])
+def test_the_customer_page_offers_the_decision_on_an_escalated_case_to_leads_only(client_as, role, form_shown):
+    customer = CustomerFactory(status="REJECTED", case_decision="escalated", escalation_level=2)
+    page = client_as(role).get(reverse("customers-view-customer", args=[customer.customer_id])).content.decode()
+    decide_url = reverse("customers-decide-customer", args=[customer.customer_id])
+    assert (f'action="{decide_url}"' in page) == form_shown
+    assert ("a compliance lead works the case now" in page) != form_shown
 
 
 def test_escalations_view_is_read_by_every_role_with_fixed_queries(client_as, django_assert_max_num_queries):
@@ -166,7 +204,7 @@ def test_the_timeline_shows_the_case_history_in_staff_words(reviewer):
     assert not any("NEEDS_ADDITIONAL_INFORMATION" in t or "UNDER_REVIEW" in t for t in titles)
 
 
-@pytest.mark.parametrize("role", ["compliance", "admin"])
+@pytest.mark.parametrize("role", ["compliance", "compliance_lead", "admin"])
 def test_bulk_claim_and_assign(client_as, make_staff, role):
     client = client_as(role)
     colleague = make_staff("compliance", username="colleague")

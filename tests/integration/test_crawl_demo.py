@@ -1,16 +1,24 @@
 """Every staff page of the seeded demo, crawled as each role: every internal link a role is
 shown answers 200 (or a redirect to a 200) for that role. No 404, no 500, no 403 behind a
-link the role was given."""
+link the role was given. And no page shows a raw code where staff words exist: the visible
+text (not attributes: titles, URLs and form values keep their codes) holds no status, issue
+code, payment method, webhook event or audit action of a vocabulary of core.labels. Between
+them, the roles' crawls reach every page (GET URL name) of the role matrix."""
 
 import re
 from collections import Counter, deque
 from html import unescape
+from html.parser import HTMLParser
 from urllib.parse import parse_qsl, urldefrag, urljoin, urlsplit
 
 import pytest
+from django.urls import Resolver404, resolve
 
+from core import labels
 from tests.conftest import ROLES
 from tests.demo import seeded_demo  # noqa: F401  (the fixture)
+from tests.factories import ApprovalRequestFactory
+from tests.matrix import MATRIX
 
 LINK = re.compile(r"""<a\s[^>]*?href="([^"]+)"|hx-get="([^"]+)\"""")
 # Not staff pages: the upstream API and its hosted forms, the webhook receiver, Django's admin,
@@ -41,6 +49,45 @@ RECORDS = 6
 RECORD_ID = re.compile(r"/(?:\d+|[0-9a-f]{8}-[0-9a-f-]{27}|[A-Za-z0-9_-]{20,})/")
 
 
+class _Visible(HTMLParser):
+    """The text a person reads on the page: no attribute, no script, style or form value."""
+
+    HIDDEN = {"script", "style", "textarea", "template"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts, self.hidden = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self.hidden += tag in self.HIDDEN
+
+    def handle_endtag(self, tag):
+        self.hidden -= tag in self.HIDDEN and self.hidden > 0
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def visible_text(page: str) -> str:
+    parser = _Visible()
+    parser.feed(page)
+    return " ".join(parser.parts)
+
+
+# The codes staff must read in words: each one whose word differs from it.
+RAW_CODES = labels.raw_codes(labels.STATUS, labels.ISSUE, labels.METHOD, labels.EVENT, labels.ACTION)
+RAW = re.compile(
+    r"(?<![\w.-])("
+    + "|".join(re.escape(code) for code in sorted(RAW_CODES, key=len, reverse=True))
+    + r")(?![\w-]|\.\w)"
+)
+
+
+def raw_codes_in(page: str) -> set[str]:
+    return set(RAW.findall(visible_text(page)))
+
+
 def _kind(url: str) -> tuple[str, tuple[str, ...]]:
     parts = urlsplit(url)
     return parts.path, tuple(sorted(name for name, _ in parse_qsl(parts.query, keep_blank_values=True)))
@@ -50,9 +97,9 @@ def _route(url: str) -> str:
     return RECORD_ID.sub("/<id>/", urlsplit(url).path + "/")
 
 
-def crawl(client, *, records: int | None = None) -> tuple[dict[str, int], dict[str, str]]:
-    """url -> final status, and url -> the page that linked it."""
-    seen, came_from, queue = {}, {"/": "(start)"}, deque(["/"])
+def crawl(client, *, records: int | None = None) -> tuple[dict[str, int], dict[str, str], dict[str, set]]:
+    """url -> final status, url -> the page that linked it, and url -> the raw codes it shows."""
+    seen, came_from, queue, raw = {}, {"/": "(start)"}, deque(["/"]), {}
     variants, route_records = Counter(), {}
     while queue:
         url = queue.popleft()
@@ -72,11 +119,14 @@ def crawl(client, *, records: int | None = None) -> tuple[dict[str, int], dict[s
         if response.status_code != 200 or not response["Content-Type"].startswith("text/html"):
             continue
         final = response.redirect_chain[-1][0] if response.redirect_chain else url
-        for link in internal_links(response.content.decode(), urljoin("http://testserver", final)):
+        page = response.content.decode()
+        if codes := raw_codes_in(page):
+            raw[url] = codes
+        for link in internal_links(page, urljoin("http://testserver", final)):
             if link not in came_from:
                 came_from[link] = url
                 queue.append(link)
-    return seen, came_from
+    return seen, came_from, raw
 
 
 _ANSWERS = {False: {200}, True: {200, 304}}
@@ -86,14 +136,25 @@ def _is_poll(url: str) -> bool:
     return urlsplit(url).path.endswith("/live")
 
 
+def url_name(url: str) -> str | None:
+    try:
+        return resolve(urlsplit(url).path).url_name
+    except Resolver404:
+        return None
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("seeded_demo")
-def test_every_link_of_the_demo_answers_for_each_role_that_sees_it(client, make_staff):
-    """One seeding (it takes most of a minute), then one crawl per role."""
-    failures = {}
+def test_every_link_of_the_demo_answers_and_no_page_shows_a_raw_code(client, make_staff):
+    """One seeding (it takes most of a minute), then one crawl per role: every link answers,
+    no page shows a code where staff words exist, and every staff page is reached."""
+    failures, raw_pages, reached = {}, {}, set()
+    ApprovalRequestFactory()  # the demo makes none: one waiting, for its pages
     for role in ROLES:
         client.force_login(make_staff(role))
-        seen, came_from = crawl(client, records=None if role == "admin" else RECORDS)
+        seen, came_from, raw = crawl(client, records=None if role == "admin" else RECORDS)
+        reached |= {url_name(url) for url in seen}
+        raw_pages.update({f"{role} {url}": sorted(codes) for url, codes in raw.items()})
         # A live page's poll answers 304 while nothing changed: that is its answer.
         broken = {
             url: (status, came_from[url]) for url, status in seen.items() if status not in _ANSWERS[_is_poll(url)]
@@ -106,3 +167,19 @@ def test_every_link_of_the_demo_answers_for_each_role_that_sees_it(client, make_
         assert any(url.startswith("/payments/quotes/") and url.endswith("/") for url in seen), role
         client.logout()
     assert not failures, failures
+    assert not raw_pages, "raw codes shown:\n" + "\n".join(f"{page}: {codes}" for page, codes in raw_pages.items())
+    pages = {name for name, access in MATRIX.items() if access.method == "get"}
+    assert pages - reached == set(), "staff pages no link of the demo leads to"
+
+
+def test_the_raw_code_check_reads_the_visible_text_only():
+    hidden = (
+        '<p title="AWAITING_TRANSFER">Awaiting transfer</p><a href="/x?status=REJECTED">Rejected</a>'
+        '<textarea>UNDER_REVIEW</textarea><select><option value="WIRE">Wire</option></select>'
+        '<script>const s = "FAILED";</script><code class="x-NOT_FOUND">id-1</code>'
+    )
+    assert raw_codes_in(hidden) == set()
+    shown = "<td>AWAITING_TRANSFER</td><li>SANCTIONED_COUNTRY, customer.update</li><span>by WIRE</span>"
+    assert raw_codes_in(shown) == {"AWAITING_TRANSFER", "SANCTIONED_COUNTRY", "customer.update", "WIRE"}
+    # Part of a longer word is no code.
+    assert raw_codes_in("<p>INACTIVE ACH_SAME_DAY_X customer.updated</p>") == set()

@@ -96,9 +96,9 @@ def test_solana_wallet(admin, customer_id):
 @pytest.mark.parametrize(
     ("chain", "address", "message"),
     [
-        ("BASE", "0x123", "An address on BASE is 0x followed by 40 hexadecimal characters."),
+        ("BASE", "0x123", "An address on Base is 0x followed by 40 hexadecimal characters."),
         ("SOLANA", EVM_ADDRESS, "A Solana address is 32 to 44 base58 characters (no 0, O, I or l)."),
-        ("ETHEREUM", SOLANA_ADDRESS, "An address on ETHEREUM is 0x followed by 40 hexadecimal characters."),
+        ("ETHEREUM", SOLANA_ADDRESS, "An address on Ethereum is 0x followed by 40 hexadecimal characters."),
     ],
 )
 def test_wallet_address_is_checked_per_chain_before_sending(
@@ -287,12 +287,13 @@ def test_service_crypto_wallet_and_its_balances(admin, upstream, customer_id):
     fragment = admin.get(url, headers={"HX-Request": "true"})
     html = fragment.content.decode()
     assert "<html" not in html and 'id="balances"' in html
-    cells = re.findall(r"<td[^>]*>([^<]*)</td>", html)
+    cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", html)]
     assert cells == [
-        "USDC", "BASE", "12.500000", "12.50",
-        "EURC", "BASE", "0.000000", "0.00",
-        "ETH", "BASE", "0.000000000000000000", "0.00",
+        "USDC", "Base", "12.500000", "12.50",
+        "EURC", "Base", "0.000000", "0.00",
+        "ETH", "Base", "0.000000000000000000", "0.00",
     ]  # fmt: skip
+    assert '<span title="BASE">Base</span>' in html  # the chain in words, its code on hover
 
 
 def test_service_auto_fiat_account(admin, customer_id):
@@ -434,13 +435,13 @@ def test_nav_links_by_permission(client_as):
             "EXTERNAL_CRYPTO_WALLET",
             {"currency": {"label": "USDC", "chain": "BASE"}, "address": {"address": "0xabc", "chain": "BASE"}},
             "External crypto wallet",
-            "USDC on BASE",
+            "USDC on Base",
         ),
         (
             "SERVICE_CRYPTO_WALLET",
             {"cryptoWalletType": "EVM", "address": {"address": "0xabc", "chain": "POLYGON"}},
             "Service crypto wallet",
-            "POLYGON",
+            "Polygon",
         ),
         (
             "SERVICE_AUTO_FIAT_ACCOUNT",
@@ -462,5 +463,5 @@ def test_list_shows_type_and_currency(client_as, upstream, customer_id):
     make_account(upstream, customer_id, "bank")
     sync_payment_accounts()
     html = client_as("operations").get(reverse("payments-list-payment-accounts")).content.decode()
-    assert "External crypto wallet" in html and "USDC on BASE" in html
+    assert "External crypto wallet" in html and "USDC on Base" in html
     assert "External bank account" in html and "USD · ACH" in html

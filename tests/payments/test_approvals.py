@@ -67,7 +67,7 @@ def test_execute_shows_a_confirmation_with_accounts_by_name(maker, setup):
     figures = html.split('id="execute-figures"')[1].split("</dl>")[0]
     assert "Ada Lovelace" in figures
     assert "Checking · External bank account · USD · ACH · …6789" in figures
-    assert "Base wallet · External crypto wallet · USDC on BASE · …abab" in figures
+    assert "Base wallet · External crypto wallet · USDC on Base · …abab" in figures
     assert "100.00 USD" in figures and "99.25 USDC" in figures and "service 0.75" in figures
     assert "data-countdown" in figures
     assert 'id="approval-needed"' not in html and "Execute: move the money" in html

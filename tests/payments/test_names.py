@@ -32,7 +32,7 @@ def queries(client, url) -> int:
 
 def test_an_account_is_named_by_nickname_type_currency_and_last_digits():
     wallet = PaymentAccountFactory.build(nickname="Treasury")
-    assert wallet.display_name == "Treasury · External crypto wallet · USDC on BASE · …abab"
+    assert wallet.display_name == "Treasury · External crypto wallet · USDC on Base · …abab"
     bank = PaymentAccountFactory.build(bank=True, nickname="", details={"bankAccountMask": "****6789",
         "bankAccountCurrency": {"label": "USD"}, "bankAccountPaymentMethod": "ACH"})  # fmt: skip
     assert bank.display_name == "External bank account · USD · ACH · …6789"

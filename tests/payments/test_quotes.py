@@ -42,7 +42,7 @@ def test_customer_search_offers_active_customers_only(client_as, upstream, setup
     assert '<ul id="customer-results"' in html and "<h1>" not in html
     html = client.get(reverse("payments-create-quote"), {"q": "zed"}).content.decode()
     assert other["customer_id"] not in html
-    assert "No ACTIVE customer starts with" in html
+    assert "No active customer starts with" in html
 
 
 def test_builder_offers_only_the_combinations_the_accounts_allow(client_as, setup):

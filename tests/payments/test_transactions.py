@@ -186,12 +186,19 @@ def test_export_streams_the_filtered_list(client_as, many):
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"].startswith('attachment; filename="transactions-')
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
-    assert rows[0][:3] == ["transactionId", "status", "customerId"]
+    assert rows[0][:4] == ["transactionId", "status", "statusLabel", "customerId"]
     bob_rows = sorted(
         (t for t in many["rows"] if t.customer_id == many["bob"].pk), key=lambda t: t.created_upstream_at, reverse=True
     )
     assert [r[0] for r in rows[1:]] == [t.transaction_id for t in bob_rows]
-    assert rows[1][6] == "100.000000000000000000" and rows[1][11] == bob_rows[0].correlation_id
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["sourceAmount"] == "100.000000000000000000" and row["correlationId"] == bob_rows[0].correlation_id
+    # Codes for spreadsheets, and the staff words beside them.
+    assert (row["sourcePaymentMethod"], row["sourcePaymentMethodLabel"]) == ("ACH", "ACH")
+    assert (row["destinationPaymentMethod"], row["destinationPaymentMethodLabel"]) == ("BASE", "Base")
+    assert row["statusLabel"] == {"AWAITING_TRANSFER": "Awaiting transfer", "COMPLETED": "Completed"}.get(
+        row["status"], row["statusLabel"]
+    )
 
 
 def test_export_neutralises_formulas(client_as):

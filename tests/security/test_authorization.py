@@ -125,7 +125,7 @@ def test_a_quote_for_an_unknown_or_inactive_customer_is_refused(client_as, two_c
     client = client_as("operations")
     for customer_id in ("no-such-customer", a["customer_id"], "' OR 1=1 --"):
         response = client.post(reverse("payments-create-quote"), quote_body(a, customer=customer_id), follow=True)
-        assert "Choose an ACTIVE customer first." in response.content.decode()
+        assert "Choose an active customer first." in response.content.decode()
     assert sent.requests == []
 
 

@@ -470,4 +470,4 @@ def test_a_nul_in_the_address_or_a_cookie_is_refused(client_as):
 
 def test_a_nul_in_a_posted_id_is_refused_without_a_query(client_as):
     response = client_as("operations").post(reverse("payments-create-quote"), {"customer": "a\x00b"}, follow=True)
-    assert "Choose an ACTIVE customer first." in response.content.decode()
+    assert "Choose an active customer first." in response.content.decode()

@@ -36,7 +36,7 @@ class Command(BaseCommand):
         if created:
             self.stdout.write("Demo staff users (demo only; these passwords are shown once):")
             for username, role, password in created:
-                self.stdout.write(f"  {username:<18} role {role:<11} password {password}")
+                self.stdout.write(f"  {username:<21} role {role:<15} password {password}")
         else:
             self.stdout.write("Demo staff users exist already (demo-<role>); --reset-passwords prints new ones.")
         if settings.SANDBOX_MOUNTED and "sandbox_seed" in get_commands():
