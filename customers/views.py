@@ -21,7 +21,7 @@ from core.live import live_url
 from core.pagination import paginate_keyset
 from paymentsapi import PaymentsApiError, ValidationFailed
 
-from . import choices, page_sections, selectors, services
+from . import choices, page_sections, selectors, services, timeline
 from .forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm, colleagues
 from .forms.create import CustomerCreate
 from .models import CaseDecision, Customer, CustomerStatus, CustomerType, HostedLinkHandout
@@ -40,7 +40,7 @@ def _customer(customer_id: str) -> Customer:
 def _row_clock(customer: Customer, now) -> dict:
     """SLA state of a queue row: the same "waiting on us" clock as the customer page, from the
     clock kept on the row (no extra query)."""
-    clock = selectors.row_clock(customer, now)
+    clock = timeline.row_clock(customer, now)
     if customer.case_decision:
         # Decided: the case waits on nobody until the customer changes.
         label = CaseDecision.Kind(customer.case_decision).label if customer.case_decision in CaseDecision.Kind else ""
@@ -122,8 +122,8 @@ def customer_page_context(request, customer: Customer) -> dict:
         sections,
         customer.status_changes.order_by("-changed_at", "-id")[:200],
         customer.issues.order_by("timestamp", "id"),
-        selectors.customer_events(customer),
-        selectors.customer_decisions(customer),
+        timeline.customer_events(customer),
+        timeline.customer_decisions(customer),
         customer.notes.order_by("-created_at", "-id")[:50],
         customer.link_handouts.order_by("-created_at", "-id")[:20],
         *([colleagues()] if can_change else []),
@@ -131,8 +131,8 @@ def customer_page_context(request, customer: Customer) -> dict:
     return {
         "customer": customer,
         "issues": [{"issue": issue, "explanation": choices.ISSUE_EXPLANATIONS.get(issue.code)} for issue in issues],
-        "timeline": selectors.customer_timeline(customer, changes, events, decisions),
-        "clock": selectors.case_clock(customer, changes),
+        "timeline": timeline.customer_timeline(customer, changes, events, decisions),
+        "clock": timeline.case_clock(customer, changes),
         "notes": notes,
         "handouts": handouts,
         "sections": sections,

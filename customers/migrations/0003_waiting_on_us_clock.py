@@ -10,7 +10,7 @@ WAITING_ON_CUSTOMER = {"NEEDS_ADDITIONAL_INFORMATION"}
 
 
 def backfill(apps, schema_editor):
-    """The same walk as selectors.case_clock, once, for the open cases that have a history.
+    """The same walk as timeline.case_clock, once, for the open cases that have a history.
 
     Written out here (not imported) so that later changes of the app cannot change a migration.
     Cases without history keep no clock: the queue then counts their time in the current state.
