@@ -188,7 +188,7 @@ def test_the_account_form_shown_again_reads_its_customer_once(client_as):
     admin = client_as("admin")
     with CaptureQueriesContext(connection) as queries:
         page = admin.post(reverse("payments-create-payment-account"), form).content.decode()
-    assert "An address on BASE is 0x followed by 40 hexadecimal characters." in page
+    assert "An address on Base is 0x followed by 40 hexadecimal characters." in page
     # The form's check read the customer; the picker shows that one by name.
     assert "<strong data-picker-name>Ada Lovelace</strong>" in page
     table = Customer._meta.db_table
