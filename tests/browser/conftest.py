@@ -3,12 +3,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-results" / "screenshots"
 # The README's pictures: retaken into docs/screenshots/ only when asked (UPDATE_SCREENSHOTS=1),
 # so that a test run leaves the checkout as it was.
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 UPDATE_DOCS = os.environ.get("UPDATE_SCREENSHOTS") == "1"
+# expect() waits up to 5 s by default: on a loaded machine (two test workers, a browser each,
+# PostgreSQL) a login and the page after it take longer now and then. A wait that ends early
+# costs nothing, so the limit is generous; what is expected stays the same.
+expect.set_options(timeout=15_000)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
