@@ -47,6 +47,23 @@ def pytest_configure(config):
         cache["LOCATION"] = own
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, and at the end no other session left on it: a live-server
+    thread held open by a keep-alive client (the back-office's own API client calling the
+    mounted sandbox) may still hold a connection, and PostgreSQL then refuses to drop the
+    database, after a five-second wait."""
+    yield
+    with django_db_blocker.unblock():
+        for conn in connections.all():
+            if conn.vendor == "postgresql":
+                with conn.cursor() as cursor:
+                    cursor.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                        " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+
+
 @pytest.fixture(autouse=True)
 def _empty_cache(settings):
     """Nothing cached leaks from one test into the next (the upstream banner, counts). Each
