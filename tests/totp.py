@@ -5,9 +5,17 @@ import time
 
 from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
 
+STEP = 30
 
-def totp_code(secret: str) -> str:
-    return format_hotp_value(hotp_value(secret, int(time.time()) // 30))
+
+def totp_code(secret: str, *, valid_for: float = 3) -> str:
+    """The code of the current step, once at least `valid_for` seconds of the step are left:
+    allauth accepts the current step only (MFA_TOTP_TOLERANCE 0), so a code computed at the
+    end of a step would be refused when it arrives in the next one."""
+    left = STEP - time.time() % STEP
+    if left < valid_for:
+        time.sleep(left + 0.05)
+    return format_hotp_value(hotp_value(secret, int(time.time()) // STEP))
 
 
 def secret_on_page(html: str) -> str:

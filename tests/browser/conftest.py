@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import Sandbox
 
@@ -15,6 +16,10 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-results" / "screenshots"
 # so that a test run leaves the checkout as it was.
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 UPDATE_DOCS = os.environ.get("UPDATE_SCREENSHOTS") == "1"
+# expect() waits up to 5 s by default: on a loaded machine (two test workers, a browser each,
+# PostgreSQL) a login and the page after it take longer now and then. A wait that ends early
+# costs nothing, so the limit is generous; what is expected stays the same.
+expect.set_options(timeout=15_000)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

@@ -1,9 +1,9 @@
 """The browser reports its time zone once; from then on pages show local times, UTC on hover."""
 
 import datetime as dt
-import time
 
 import pytest
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.browser.nav import log_in
@@ -22,12 +22,13 @@ def test_the_browser_zone_is_kept_and_used(page, live_server, make_staff, screen
 
     customer = CustomerFactory(name="Ada Lovelace", status_since=dt.datetime(2026, 1, 15, 9, 5, tzinfo=dt.UTC))
     user = make_staff("compliance")
-    log_in(page, live_server, "compliance-user")
-    expect(page.get_by_role("link", name="UTC")).to_be_visible()  # nothing kept yet
-    for _ in range(50):  # the page sends the zone once it has loaded
-        if StaffPreference.objects.filter(user=user).exists():
-            break
-        time.sleep(0.1)
+    detect_url = f"{live_server.url}{reverse('core-set-time-zone')}"
+    # The home page sends the zone once it has loaded: wait for the server's answer (it has
+    # kept the zone by then), however long a loaded machine takes.
+    with page.expect_response(lambda r: r.url == detect_url and r.request.method == "POST") as detected:
+        log_in(page, live_server, "compliance-user")
+        expect(page.get_by_role("link", name="UTC")).to_be_visible()  # nothing kept yet
+    assert detected.value.status == 204
 
     page.goto(f"{live_server.url}/customers/{customer.customer_id}/")
     expect(page.locator(".topbar .tz")).to_have_text("Europe/Berlin")

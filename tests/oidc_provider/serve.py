@@ -4,6 +4,7 @@ python -m tests.oidc_provider.serve CLIENT_ID CLIENT_SECRET REDIRECT_URI USERNAM
 """
 
 import os
+import signal
 import sys
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -46,6 +47,8 @@ def main(client_id, client_secret, redirect_uri, username, password, *groups):
         "127.0.0.1", 0, get_wsgi_application(), server_class=ThreadingServer, handler_class=QuietHandler
     )
     print(server.server_port, flush=True)
+    # The test stops this process with SIGTERM: exit through the `finally` that removes the database.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.serve_forever()
     finally:
