@@ -149,6 +149,8 @@ AXES_VERBOSE = False
 # Staff sessions end after STAFF_IDLE_MINUTES without a request.
 STAFF_IDLE_MINUTES = env.int("STAFF_IDLE_MINUTES", default=30)
 SESSION_COOKIE_AGE = STAFF_IDLE_MINUTES * 60
+# A live page's poll re-reads its session at most this often (core/live.py).
+LIVE_SESSION_RECHECK_SECONDS = env.int("LIVE_SESSION_RECHECK_SECONDS", default=30)
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = not DEBUG

@@ -18,18 +18,21 @@ to (`t`), and the 304 needs only that signature, the version's query, compiled o
 changed version first of all, goes through the view and its role check as usual. The token
 tells its holder only "unchanged" for a page they were shown, for at most SESSION_COOKIE_AGE
 and no longer than their session: a logout, a deactivation or a second-factor reset (each
-deletes the session) ends it. docs/benchmarks.md ("Live pages") has the figures.
+deletes the session) ends it, in the process that deleted it at once and in the others within
+LIVE_SESSION_RECHECK_SECONDS (a session seen alive is read again at most that often). docs/benchmarks.md ("Live pages") has the figures.
 
 The version also goes out as an ETag, and a request's If-None-Match is honoured like `v`.
 """
 
 import functools
 import hashlib
+import time
 from importlib import import_module
 
 from django.conf import settings
 from django.core import signing
 from django.db import connection
+from django.db.models.signals import post_delete
 from django.http import HttpResponse, HttpResponseNotModified
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
@@ -103,16 +106,42 @@ def _session_query(session_key):
 _SESSION = CompiledQuery(_session_query, arity=1)
 
 
+# Session keys seen alive, and when (time.monotonic()): a poll re-reads its session at most
+# every LIVE_SESSION_RECHECK_SECONDS. A session deleted in this process (logout, deactivation,
+# second-factor reset) is forgotten at once; in another process within that many seconds.
+_ALIVE: dict[str, float] = {}
+_ALIVE_MAX = 20_000
+
+
+def _forget(sender, instance, **kwargs):
+    _ALIVE.pop(instance.session_key, None)
+
+
+post_delete.connect(_forget, sender="sessions.Session", dispatch_uid="core.live.forget_session")
+
+
 def _session_alive(request) -> bool:
     """The session the token was given to still exists (logging out deletes it): its row's
     primary key, read with a query compiled once (sessions in the database), else the
-    session engine's own look."""
+    session engine's own look; a key seen alive a moment ago is not read again."""
     session_key = request.COOKIES.get(settings.SESSION_COOKIE_NAME, "")
     if not session_key:
         return False
+    now = time.monotonic()
+    seen = _ALIVE.get(session_key)
+    if seen is not None and now - seen < settings.LIVE_SESSION_RECHECK_SECONDS:
+        return True
     if settings.SESSION_ENGINE == "django.contrib.sessions.backends.db":
-        return _SESSION.first_row(session_key) is not None
-    return import_module(settings.SESSION_ENGINE).SessionStore().exists(session_key)
+        alive = _SESSION.first_row(session_key) is not None
+    else:
+        alive = import_module(settings.SESSION_ENGINE).SessionStore().exists(session_key)
+    if alive:
+        if len(_ALIVE) >= _ALIVE_MAX:
+            _ALIVE.clear()
+        _ALIVE[session_key] = now
+    else:
+        _ALIVE.pop(session_key, None)
+    return alive
 
 
 def _known_version(request) -> str:

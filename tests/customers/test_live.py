@@ -90,9 +90,19 @@ def test_a_colleagues_note_changes_the_version(reviewer, under_review, make_staf
     assert "Called the customer." in response.content.decode()
 
 
-def test_an_unchanged_poll_costs_two_small_queries(reviewer, under_review, django_assert_num_queries):
+def test_an_unchanged_poll_costs_two_small_queries_then_one(
+    reviewer, under_review, django_assert_num_queries, settings
+):
+    from core import live
+
+    live._ALIVE.clear()
     url = poller_url(reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode())
     with django_assert_num_queries(2):  # the version, and that the session exists: no user or permission read
+        assert reviewer.get(url).status_code == 304
+    with django_assert_num_queries(1):  # the session was seen alive a moment ago
+        assert reviewer.get(url).status_code == 304
+    settings.LIVE_SESSION_RECHECK_SECONDS = 0
+    with django_assert_num_queries(2):  # its time is up: read again
         assert reviewer.get(url).status_code == 304
 
 
