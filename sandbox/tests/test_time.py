@@ -18,7 +18,7 @@ from sandbox.models import AutomationRule, Delivery, Event, Transaction
 from sandbox.services import rules as rules_service
 from sandbox.services import transactions as tx_service
 
-from .conftest import assert_error, offramp_quote
+from .conftest import JUST_BEFORE, advance_to, assert_error, offramp_quote
 from .test_automation_rules import rule_body
 
 DELAY = tx_service.DEFAULT_PROCESSING_DELAY_SECONDS
@@ -26,16 +26,6 @@ DELAY = tx_service.DEFAULT_PROCESSING_DELAY_SECONDS
 
 def create(api, quote_id, **body):
     return api.post("/transactions", {"quoteId": quote_id, **body}, HTTP_X_IDEMPOTENCY_KEY=str(uuid.uuid4()))
-
-
-# "Just before" a due time, with room for the real seconds a loaded machine spends between two
-# lines of a test (the sandbox clock is real time plus an offset).
-JUST_BEFORE = dt.timedelta(seconds=10)
-
-
-def advance_to(moment: dt.datetime) -> None:
-    """Move the sandbox clock forward to `moment`, from where it stands now."""
-    clock.advance(max(0.0, (moment - clock.now()).total_seconds()))
 
 
 def parse(ts: str) -> dt.datetime:
