@@ -67,13 +67,14 @@ lint: $(DEV)
 # manage.py, gunicorn and Celery processes the tests start) and the next run reuse it, and
 # the checkout stays clean.
 PYTEST := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache $(BIN)/pytest
-# The whole suite in parallel (pytest-xdist): a worker a core, at most four. Each worker has
-# its own test database, live server, browser and Redis database (conftest.py);
-# `make test TEST_WORKERS=0` runs it in one process.
-TEST_WORKERS ?= auto
+# The whole suite in parallel (pytest-xdist): one worker more than the cores (the browser
+# tests and the started processes leave a core waiting now and then), at most four. Each
+# worker has its own test database, live server, browser and Redis database (conftest.py);
+# `make test TEST_WORKERS=0` runs it in one process. Timings: docs/operations.md, "Test suite".
+TEST_WORKERS ?= $(shell python3 -c 'import os; print(min(4, len(os.sched_getaffinity(0)) + 1))' 2>/dev/null || echo 2)
 
 test: $(DEV) chromium lint
-	$(PYTEST) -n $(TEST_WORKERS) --maxprocesses 4 --dist worksteal
+	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal
 
 # The everyday loop: lint, the import contracts and the fast tests of the back-office's apps.
 check: lint

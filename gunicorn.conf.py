@@ -31,9 +31,16 @@ keepalive = 5
 timeout = 30
 
 
+# Imported here, in the master as it starts: child_exit runs in the master's SIGCHLD handler,
+# and an import there can be interrupted by the next worker's exit, which then finds the
+# module half imported (an ImportError when several workers stop at once).
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    from prometheus_client import multiprocess
+else:
+    multiprocess = None
+
+
 def child_exit(server, worker):
     """A worker that exits leaves its live gauges out of Prometheus's shared figures."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
-
+    if multiprocess is not None:
         multiprocess.mark_process_dead(worker.pid)

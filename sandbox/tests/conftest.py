@@ -1,9 +1,11 @@
 import copy
+import datetime as dt
 
 import httpx
 import pytest
 from rest_framework.test import APIClient
 
+from sandbox import clock
 from sandbox.auth import create_key
 from sandbox.models import Tier
 from sandbox.services import webhooks
@@ -95,6 +97,16 @@ def receiver(monkeypatch):
     fake = Receiver()
     monkeypatch.setattr(webhooks, "delivery_client", lambda: httpx.Client(transport=httpx.MockTransport(fake)))
     return fake
+
+
+# "Just before" a due time, with room for the real seconds a loaded machine spends between two
+# lines of a test (the sandbox clock is real time plus an offset).
+JUST_BEFORE = dt.timedelta(seconds=10)
+
+
+def advance_to(moment: dt.datetime) -> None:
+    """Move the sandbox clock forward to `moment`, from where it stands now."""
+    clock.advance(max(0.0, (moment - clock.now()).total_seconds()))
 
 
 def assert_error(response, status: int, code: str):

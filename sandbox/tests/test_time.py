@@ -18,7 +18,7 @@ from sandbox.models import AutomationRule, Delivery, Event, Transaction
 from sandbox.services import rules as rules_service
 from sandbox.services import transactions as tx_service
 
-from .conftest import assert_error, offramp_quote
+from .conftest import JUST_BEFORE, advance_to, assert_error, offramp_quote
 from .test_automation_rules import rule_body
 
 DELAY = tx_service.DEFAULT_PROCESSING_DELAY_SECONDS
@@ -72,10 +72,12 @@ def test_an_expired_quote_is_refused_after_a_clock_advance(api, onramp, django_c
 
 def test_the_periodic_task_expires_without_a_read(api, awaiting):
     tx_id = awaiting["transactionId"]
-    clock.advance(30 * 60 - 1)
+    expires = parse(awaiting["expiresAt"])
+    assert expires - parse(awaiting["createdAt"]) == dt.timedelta(minutes=30)
+    advance_to(expires - JUST_BEFORE)
     assert tasks.advance_due_transactions.apply().get() == 0
     assert status(tx_id) == "AWAITING_TRANSFER"
-    clock.advance(1)
+    advance_to(expires)
     assert tasks.advance_due_transactions.apply().get() == 1
     assert status(tx_id) == "EXPIRED"
     stored = Transaction.objects.get(pk=tx_id)
@@ -111,10 +113,10 @@ def test_a_deposit_processes_then_completes_after_the_delay(api, onramp, awaitin
     assert due == parse(processing["updatedAt"]) + dt.timedelta(seconds=DELAY)
     assert balance(api, wallet) == "0.000000"
 
-    clock.advance(DELAY - 1)
+    advance_to(due - JUST_BEFORE)
     assert tasks.advance_due_transactions.apply().get() == 0
     assert status(tx_id) == "PROCESSING"
-    clock.advance(1)
+    advance_to(due)
     assert tasks.advance_due_transactions.apply().get() == 1
     completed = api.get(f"/transactions/{tx_id}").json()
     assert completed["transactionStatus"] == "COMPLETED"

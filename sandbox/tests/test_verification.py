@@ -15,7 +15,7 @@ from sandbox.models import Customer, Event
 from sandbox.services import verification
 from sandbox.services.customers import customer_review
 
-from .conftest import KYB_DATA, KYC_DATA, customer_body
+from .conftest import JUST_BEFORE, KYB_DATA, KYC_DATA, advance_to, customer_body
 
 FRONT, BACK, ADDRESS = (
     "data:image/png;base64,RlJPTlQ=",
@@ -265,11 +265,11 @@ def test_review_waits_for_its_delay_on_the_sandbox_clock(api, settings, django_c
     assert row.status == "UNDER_REVIEW"
     assert row.review_due_at == row.updated_at + verification.review_delay()
 
-    clock.advance(59)
+    advance_to(row.review_due_at - JUST_BEFORE)
     assert verification.review_complete_due() == 0
     assert Customer.objects.get(pk=customer_id).status == "UNDER_REVIEW"
 
-    clock.advance(1)
+    advance_to(row.review_due_at)
     assert verification.review_complete_due() == 1
     row = Customer.objects.get(pk=customer_id)
     assert (row.status, row.review_due_at) == ("ACTIVE", None)
