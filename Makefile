@@ -76,10 +76,10 @@ TEST_WORKERS ?= $(shell python3 -c 'import os; print(min(4, len(os.sched_getaffi
 test: $(DEV) chromium lint
 	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal
 
-# The everyday loop: lint, the import contracts and the fast tests of the back-office's apps,
-# on the same workers as the whole suite (stopping at the first failure).
+# The everyday loop: lint, the import contracts and the fast tests of the back-office's apps.
+# One process: workers measured no faster here (docs/operations.md, "Test suite").
 check: lint
-	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -x -m "not browser and not services and not slow" \
+	$(PYTEST) -x -m "not browser and not services and not slow" \
 	  tests/core tests/customers tests/payments tests/mirror tests/paymentsapi
 
 clean:

@@ -1,8 +1,10 @@
 """Fixtures of every test of the project, under tests/ and sandbox/tests/ alike; and what makes
 the suite safe to run in parallel (pytest-xdist: `pytest -n 2`)."""
 
+import contextlib
 import os
 import re
+import tempfile
 
 import pytest
 from celery._state import _set_task_join_will_block
@@ -45,6 +47,22 @@ def pytest_configure(config):
     cache = settings.CACHES["default"]
     if cache.get("LOCATION") == broker:
         cache["LOCATION"] = own
+
+
+def pytest_sessionfinish(session):
+    """SQLite's test database is a file in the temporary directory (backoffice/settings.py):
+    pytest-django removes it, and here its write-ahead log and shared-memory files go too,
+    which a connection still open in a live-server thread would otherwise leave behind."""
+    from django.conf import settings
+
+    if not settings.configured:
+        return
+    database = settings.DATABASES["default"]
+    name = str(database.get("TEST", {}).get("NAME") or "")
+    if database["ENGINE"].endswith("sqlite3") and name.startswith(tempfile.gettempdir()) and not os.path.exists(name):
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(name + suffix)
 
 
 @pytest.fixture(scope="session")
