@@ -15,18 +15,18 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import api_error_message, outcome_unknown
+from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.live import live_url
 from core.pagination import paginate_keyset
-from paymentsapi import PaymentsApiError, ValidationFailed
+from paymentsapi import PaymentsApiError
 
 from . import choices, page_sections, selectors, services, timeline
 from .forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm, colleagues
 from .forms.create import CustomerCreate
 from .models import CaseDecision, Customer, CustomerStatus, CustomerType, HostedLinkHandout
 from .templatetags.customers_extras import duration
-from .views_profile import bound, with_one_more_row
+from .views_profile import bound, send_or_explain, with_one_more_row
 
 PAGE_SIZE = 50
 # A second Refresh within this many seconds is not sent again (double clicks, impatient reloads).
@@ -227,16 +227,8 @@ def create_customer(request):
     create = CustomerCreate(*bound(request))
     if request.method == "POST" and create.is_valid():
         kwargs = create.service_kwargs()
-        try:
-            customer = services.customer_create(actor=request.user, **kwargs)
-        except ValidationFailed as exc:
-            create.add_api_errors(exc.field_errors)
-            if not create.top_errors:
-                create.top_errors.append("The Payments API refused some fields; see the messages below.")
-        except PaymentsApiError as exc:
-            create.top_errors.append(api_error_message(exc, write=True))
-            create.maybe_done = outcome_unknown(exc)  # the heading must not say "nothing was created"
-        else:
+        customer = send_or_explain(create, lambda: services.customer_create(actor=request.user, **kwargs))
+        if customer is not None:
             sent = f" with {', '.join(sorted(kwargs['sections'])).replace('_', ' ')}" if kwargs["sections"] else ""
             messages.success(request, f"Customer {customer.name} created{sent}: {customer.get_status_display()}.")
             if create.form.cleaned_data["add_data"]:

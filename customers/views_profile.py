@@ -39,6 +39,22 @@ def _customer(customer_id: str) -> Customer:
     return get_object_or_404(Customer, customer_id=customer_id)
 
 
+def send_or_explain(form, send: Callable[[], Customer]) -> Customer | None:
+    """`send()`'s customer; or None, with the API's refusal put on `form` (a create or an
+    editor): field errors where they belong, else the staff message, and whether the write may
+    have gone through (the heading must not say "nothing was changed" then)."""
+    try:
+        return send()
+    except ValidationFailed as exc:
+        form.add_api_errors(exc.field_errors)
+        if not form.top_errors:
+            form.top_errors.append("The Payments API refused some fields; see the messages below.")
+    except PaymentsApiError as exc:
+        form.top_errors.append(api_error_message(exc, write=True))
+        form.maybe_done = outcome_unknown(exc)
+    return None
+
+
 def bound(request) -> tuple:
     """A form's data: bound on POST even when empty (an empty POST says "nothing to send")."""
     return (request.POST, request.FILES) if request.method == "POST" else (None, None)
@@ -133,17 +149,11 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
         if not api_data:
             edit.top_errors.append("Nothing to send: fill in at least one field.")
         else:
-            try:
-                customer = profile.send(actor=request.user, customer=customer, data=api_data, sections=sections)
-            except ValidationFailed as exc:
-                edit.add_api_errors(exc.field_errors)
-                if not edit.top_errors:
-                    edit.top_errors.append("The Payments API refused some fields; see the messages below.")
-            except PaymentsApiError as exc:
-                edit.top_errors.append(api_error_message(exc, write=True))
-                edit.maybe_done = outcome_unknown(exc)
-            else:
-                return _updated(request, customer, profile.kind, sections)
+            sent = send_or_explain(
+                edit, lambda: profile.send(actor=request.user, customer=customer, data=api_data, sections=sections)
+            )
+            if sent is not None:
+                return _updated(request, sent, profile.kind, sections)
     return render(request, template, _context(customer, edit))
 
 
