@@ -1,7 +1,10 @@
-"""Take over the tables of a database made when these models lived in the project package.
+"""Operations the apps' migrations share.
 
-Such a database has the ``backoffice_*`` tables and content types; a new one has neither,
-and the operation does nothing there.
+`adopt_tables`: take over the tables of a database made when these models lived in the
+project package. Such a database has the ``backoffice_*`` tables and content types; a new one
+has neither, and the operation does nothing there.
+
+`extended_statistics`: PostgreSQL statistics on correlated columns.
 """
 
 from django.db import migrations
@@ -21,3 +24,19 @@ def adopt_tables(app_label: str, model_names: list[str]) -> migrations.RunPython
                 content_type.objects.filter(app_label="backoffice", model=name).update(app_label=app_label)
 
     return migrations.RunPython(forwards, migrations.RunPython.noop)
+
+
+def extended_statistics(name: str, table: str, columns: str, kinds: str = "ndistinct, dependencies, mcv"):
+    """PostgreSQL's statistics on columns a filter uses together (correlated), then ANALYZE,
+    so that the planner knows a rare combination for one; nothing on other databases."""
+
+    def create(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"CREATE STATISTICS IF NOT EXISTS {name} ({kinds}) ON {columns} FROM {table}")
+            schema_editor.execute(f"ANALYZE {table}")
+
+    def drop(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"DROP STATISTICS IF EXISTS {name}")
+
+    return migrations.RunPython(create, drop, elidable=False)

@@ -8,19 +8,7 @@ plain created_at index goes: audit_keyset serves every read it served."""
 from django.conf import settings
 from django.db import migrations, models
 
-
-def create_statistics(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(
-            "CREATE STATISTICS IF NOT EXISTS audit_action_kind_stats (dependencies, mcv) "
-            "ON action, target_kind FROM core_auditevent"
-        )
-        schema_editor.execute("ANALYZE core_auditevent")
-
-
-def drop_statistics(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("DROP STATISTICS IF EXISTS audit_action_kind_stats")
+from core.migration_ops import extended_statistics
 
 
 class Migration(migrations.Migration):
@@ -40,5 +28,5 @@ class Migration(migrations.Migration):
             model_name='auditevent',
             index=models.Index(fields=['target_kind', '-created_at', '-id'], name='audit_kind_keyset'),
         ),
-        migrations.RunPython(create_statistics, drop_statistics, elidable=False),
+        extended_statistics("audit_action_kind_stats", "core_auditevent", "action, target_kind", "dependencies, mcv"),
     ]

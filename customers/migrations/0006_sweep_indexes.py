@@ -8,28 +8,14 @@ then walks the keyset index looking for it. PostgreSQL only (SQLite has no such 
 
 from django.db import migrations
 
-STATISTICS = {
-    "customer_org_type_status_stats": "organization_id, customer_type, status",
-}
-
-
-def create_statistics(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        for name, columns in STATISTICS.items():
-            schema_editor.execute(
-                f"CREATE STATISTICS IF NOT EXISTS {name} (ndistinct, dependencies, mcv) ON {columns} "
-                "FROM customers_customer"
-            )
-        schema_editor.execute("ANALYZE customers_customer")
-
-
-def drop_statistics(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        for name in STATISTICS:
-            schema_editor.execute(f"DROP STATISTICS IF EXISTS {name}")
+from core.migration_ops import extended_statistics
 
 
 class Migration(migrations.Migration):
     dependencies = [("customers", "0005_case_decisions")]
 
-    operations = [migrations.RunPython(create_statistics, drop_statistics, elidable=False)]
+    operations = [
+        extended_statistics(
+            "customer_org_type_status_stats", "customers_customer", "organization_id, customer_type, status"
+        )
+    ]

@@ -6,6 +6,8 @@ needing information or rejected; a missing document under review is an empty ran
 
 from django.db import migrations, models
 
+from core.migration_ops import extended_statistics
+
 
 def fill_status(apps, schema_editor):
     VerificationIssue = apps.get_model("customers", "VerificationIssue")
@@ -13,20 +15,6 @@ def fill_status(apps, schema_editor):
     VerificationIssue.objects.update(
         customer_status=models.Subquery(Customer.objects.filter(pk=models.OuterRef("customer_id")).values("status")[:1])
     )
-
-
-def create_statistics(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(
-            "CREATE STATISTICS IF NOT EXISTS issue_code_status_stats (ndistinct, dependencies, mcv) "
-            "ON code, customer_status FROM customers_verificationissue"
-        )
-        schema_editor.execute("ANALYZE customers_verificationissue")
-
-
-def drop_statistics(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("DROP STATISTICS IF EXISTS issue_code_status_stats")
 
 
 class Migration(migrations.Migration):
@@ -44,5 +32,5 @@ class Migration(migrations.Migration):
             model_name="verificationissue",
             index=models.Index(fields=["code", "customer_status", "customer"], name="issue_code"),
         ),
-        migrations.RunPython(create_statistics, drop_statistics, elidable=False),
+        extended_statistics("issue_code_status_stats", "customers_verificationissue", "code, customer_status"),
     ]
