@@ -18,7 +18,7 @@ to (`t`), and the 304 needs only that signature, the version's query, compiled o
 changed version first of all, goes through the view and its role check as usual. The token
 tells its holder only "unchanged" for a page they were shown, for at most SESSION_COOKIE_AGE
 and no longer than their session: a logout, a deactivation or a second-factor reset (each
-deletes the session) ends it, in the process that deleted it at once and in the others within
+deletes the session) ends it, in the process that ended it at once and in the others within
 LIVE_SESSION_RECHECK_SECONDS (a session seen alive is read again at most that often). docs/benchmarks.md ("Live pages") has the figures.
 
 The version also goes out as an ETag, and a request's If-None-Match is honoured like `v`.
@@ -32,7 +32,6 @@ from importlib import import_module
 from django.conf import settings
 from django.core import signing
 from django.db import connection
-from django.db.models.signals import post_delete
 from django.http import HttpResponse, HttpResponseNotModified
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
@@ -107,17 +106,15 @@ _SESSION = CompiledQuery(_session_query, arity=1)
 
 
 # Session keys seen alive, and when (time.monotonic()): a poll re-reads its session at most
-# every LIVE_SESSION_RECHECK_SECONDS. A session deleted in this process (logout, deactivation,
-# second-factor reset) is forgotten at once; in another process within that many seconds.
+# every LIVE_SESSION_RECHECK_SECONDS. A session ended in this process (logout, deactivation,
+# second-factor reset: forget_session) is forgotten at once; in another within that many seconds.
 _ALIVE: dict[str, float] = {}
 _ALIVE_MAX = 20_000
 
 
-def _forget(sender, instance, **kwargs):
-    _ALIVE.pop(instance.session_key, None)
-
-
-post_delete.connect(_forget, sender="sessions.Session", dispatch_uid="core.live.forget_session")
+def forget_session(session_key: str | None) -> None:
+    """The session is ending: its pollers' next unchanged answer reads it again."""
+    _ALIVE.pop(session_key or "", None)
 
 
 def _session_alive(request) -> bool:

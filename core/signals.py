@@ -5,6 +5,7 @@ from django.db import transaction
 from django.dispatch import receiver
 
 from .audit import audit_record
+from .live import forget_session
 from .roles import sync_role_groups
 from .timezones import kept_zone_name, remember
 
@@ -19,6 +20,8 @@ def record_login(sender, request, user, **kwargs):
 
 @receiver(user_logged_out)
 def record_logout(sender, request, user, **kwargs):
+    if request is not None and hasattr(request, "session"):
+        forget_session(request.session.session_key)
     if user is not None:
         with transaction.atomic():
             audit_record(actor=user, action="auth.logout", target_kind="user", target_id=user.pk)

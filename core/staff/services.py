@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ..audit import audit_record
+from ..live import forget_session
 from ..mfa import Authenticator
 from ..roles import Role, roles_of
 
@@ -107,6 +108,7 @@ def end_sessions(member) -> int:
     ended = 0
     for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
         if str(session.get_decoded().get("_auth_user_id")) == str(member.pk):
+            forget_session(session.session_key)  # before delete(), which clears the key
             session.delete()
             ended += 1
     return ended
