@@ -6,6 +6,8 @@ documents in docs/decisions/sandbox-customers.md (the back-office may not import
 
 import pycountry
 
+from core import labels
+
 
 def _named(*values: str, names: dict | None = None) -> list[tuple[str, str]]:
     names = names or {}
@@ -212,7 +214,7 @@ ISSUE_LABELS = {
 
 def issue_label(code: str) -> str:
     """A code the API adds later reads in words too ("NEW_CODE" → "New code")."""
-    return ISSUE_LABELS.get(code) or str(code or "").replace("_", " ").capitalize()
+    return labels.label(labels.ISSUE, code)
 
 
 # What staff did to a customer, in staff words (audit actions of this app).

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Upper
 
+from core import labels
 from core.mirrored import MirroredModel, StatusChange
 
 
@@ -18,12 +19,9 @@ class CustomerStatus(models.TextChoices):
     DEACTIVATED = "DEACTIVATED", "Deactivated"
 
 
-_STATUS_LABELS = dict(CustomerStatus.choices)
-
-
 def status_label(value: str) -> str:
     """The staff word for a customer status; a status the API adds later reads in words too."""
-    return _STATUS_LABELS.get(value) or str(value or "").replace("_", " ").capitalize()
+    return labels.label(labels.STATUS, value)
 
 
 # A case is open while the customer is in one of these states (CREATED counts: it may need a

@@ -5,8 +5,8 @@ from decimal import Decimal, InvalidOperation
 from django import template
 from django.utils.html import format_html
 
+from core import labels
 from payments import rails
-from payments.models import STATUS_LABELS
 
 register = template.Library()
 
@@ -33,7 +33,7 @@ def rate(value) -> str:
 @register.filter
 def status_label(value) -> str:
     """ "AWAITING_TRANSFER" → "Awaiting transfer"; a status the API adds later shows as it is."""
-    return STATUS_LABELS.get(value) or str(value or "").replace("_", " ").capitalize()
+    return labels.label(labels.STATUS, value)
 
 
 @register.filter
