@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 
 from django.db.models import Expression, QuerySet
 
-from core.together import fetch_together
-
 from .models import Customer
 
 
 @dataclass(frozen=True)
 class Section:
     """A template and its context; a context value that is a queryset (ordered and limited)
-    is read with the page's other lists and replaced by the list of its rows."""
+    is read with the page's other lists and replaced by the list of its rows. The querysets
+    may depend on the customer's key and id, nothing else of it: the page compiles its one
+    query once (core.together.CompiledTogether)."""
 
     template: str
     context: dict = field(default_factory=dict)
@@ -49,13 +49,18 @@ def sections_for(customer: Customer) -> list[Section]:
     return [maker(customer) for maker in _makers]
 
 
-def read_lists(sections: list[Section], *own: QuerySet) -> list[list]:
-    """The page's own lists and every queryset of the sections' contexts, in one query; the
-    sections' contexts get their rows in place, the page's lists are returned in order."""
-    pending = [
+def _pending(sections: list[Section]) -> list[tuple[Section, str]]:
+    return [
         (section, key) for section in sections for key, value in section.context.items() if isinstance(value, QuerySet)
     ]
-    rows = fetch_together(*own, *(section.context[key] for section, key in pending))
-    for (section, key), found in zip(pending, rows[len(own) :], strict=True):
+
+
+def section_lists(sections: list[Section]) -> list[QuerySet]:
+    """Every queryset of the sections' contexts, to be read with the page's own lists."""
+    return [section.context[key] for section, key in _pending(sections)]
+
+
+def fill(sections: list[Section], rows: list[list]) -> None:
+    """Give the sections' contexts the rows read for `section_lists(sections)`, in place."""
+    for (section, key), found in zip(_pending(sections), rows, strict=True):
         section.context[key] = found
-    return rows[: len(own)]

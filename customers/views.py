@@ -19,6 +19,7 @@ from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from core.live import live_url
 from core.pagination import paginate_keyset
+from core.together import CompiledTogether
 from paymentsapi import PaymentsApiError
 
 from . import choices, page_sections, selectors, services, timeline
@@ -113,13 +114,10 @@ def view_customer(request, customer_id):
     return render(request, "customers/view_customer.html", context)
 
 
-def customer_page_context(request, customer: Customer) -> dict:
-    sections = page_sections.sections_for(customer)
-    can_change = request.user.has_perm("core.change_customers")
-    # Every short list of the page, the sections' and the assignee choices too, in one query
-    # (core.together): the page costs 6 queries whatever the customer holds.
-    changes, issues, events, decisions, notes, handouts, *staff = page_sections.read_lists(
-        sections,
+def _page_lists(pk: int, customer_id: str, *, can_change: bool) -> list:
+    """Every short list of the customer page, the sections' and the assignee choices too."""
+    customer = Customer(pk=pk, customer_id=customer_id)
+    return [
         customer.status_changes.order_by("-changed_at", "-id")[:200],
         customer.issues.order_by("timestamp", "id"),
         timeline.customer_events(customer),
@@ -127,7 +125,21 @@ def customer_page_context(request, customer: Customer) -> dict:
         customer.notes.order_by("-created_at", "-id")[:50],
         customer.link_handouts.order_by("-created_at", "-id")[:20],
         *([colleagues()] if can_change else []),
-    )
+        *page_sections.section_lists(page_sections.sections_for(customer)),
+    ]
+
+
+# One query for all of them whatever the customer holds (core.together), compiled once.
+_PAGE_LISTS = CompiledTogether(_page_lists)
+
+
+def customer_page_context(request, customer: Customer) -> dict:
+    sections = page_sections.sections_for(customer)
+    can_change = request.user.has_perm("core.change_customers")
+    rows = _PAGE_LISTS.fetch(customer.pk, customer.customer_id, can_change=can_change)
+    changes, issues, events, decisions, notes, handouts, *rest = rows
+    staff, section_rows = (rest[:1], rest[1:]) if can_change else ([], rest)
+    page_sections.fill(sections, section_rows)
     return {
         "customer": customer,
         "issues": [{"issue": issue, "explanation": choices.ISSUE_EXPLANATIONS.get(issue.code)} for issue in issues],

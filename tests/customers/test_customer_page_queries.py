@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.audit import audit_record
-from core.together import fetch_together
+from core.together import CompiledTogether, fetch_together
 from customers.models import Customer
 from payments.models import Transaction
 from tests.factories import AuditEventFactory, CustomerFactory, TransactionFactory
@@ -61,6 +61,36 @@ def test_fetch_together_keeps_each_lists_order_limit_and_exact_values(busy):
     assert all(t.created_upstream_at.tzinfo is not None for t in txs)
     assert [c.pk for c in customers] == [c.pk for c in oldest_two]
     assert tiny[0].source_amount == Decimal("0.000000000000000001")
+
+
+def _newest_of(pk, customer_id, *, count=2):
+    return [
+        Transaction.objects.filter(customer_id=pk).order_by("-created_upstream_at", "-id")[:count],
+        Customer.objects.filter(customer_id=customer_id),
+    ]
+
+
+def test_a_compiled_together_compiles_once_and_answers_each_customer_with_its_own_rows(busy):
+    other = CustomerFactory(name="Other")
+    TransactionFactory(customer=other)
+    builds = []
+    compiled = CompiledTogether(lambda *values, **shape: builds.append(values) or _newest_of(*values, **shape))
+    for customer in (busy, other, busy):
+        txs, found = compiled.fetch(customer.pk, customer.customer_id)
+        expected = Transaction.objects.filter(customer=customer).order_by("-created_upstream_at", "-id")[:2]
+        assert [t.pk for t in txs] == [t.pk for t in expected]
+        assert [c.name for c in found] == [customer.name]
+    assert len(builds) == 2  # the two stand-in compiles of the first call, none after
+    (txs,) = compiled.fetch(busy.pk, busy.customer_id, count=1)[:1]  # another shape: compiled apart
+    assert len(txs) == 1 and len(builds) == 4
+
+
+def test_a_compiled_together_refuses_a_list_that_derives_from_its_value(busy):
+    derived = CompiledTogether(lambda pk: [Customer.objects.filter(name=f"Customer {pk}")])
+    with pytest.raises(ValueError, match="derives a value"):
+        derived.fetch(busy.pk)
+    with pytest.raises(TypeError):
+        CompiledTogether(_newest_of).fetch(busy.pk, dt.date.today())
 
 
 def test_the_version_still_moves_with_case_work(client_as, busy):
