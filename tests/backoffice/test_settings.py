@@ -135,3 +135,11 @@ def test_production_settings_of_operations():
     assert cache == "django.core.cache.backends.redis.RedisCache redis://redis.example.com:6379/0"
     assert fallbacks == "['old-key-one', 'old-key-two']"
     assert formatter == "ProcessorFormatter"
+
+
+def test_the_parallel_workers_setting_joins_the_options_of_database_url():
+    script = "from django.conf import settings; print(settings.DATABASES['default']['OPTIONS']['options'])"
+    url = "postgres://postgres@db.example.com:5432/backoffice?options=-c%20statement_timeout%3D5000"
+    result = manage("shell", "-c", script, env={"DATABASE_URL": url, "DATABASE_PARALLEL_WORKERS": "2"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "-c statement_timeout=5000 -c max_parallel_workers_per_gather=2"
