@@ -107,6 +107,8 @@ TEMPLATES = [
         },
     },
 ]
+# Selects are written in Python, not through an include per option (core/rendering.py).
+FORM_RENDERER = "core.rendering.FormRenderer"
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))

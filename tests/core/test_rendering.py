@@ -1,0 +1,89 @@
+"""core.rendering writes every select as Django's widget templates would, without them."""
+
+import pytest
+from django.forms.renderers import DjangoTemplates, get_default_renderer
+from django.test.html import parse_html
+from django.test.signals import template_rendered
+
+from core.filters import AuditEventFilter
+from core.forms import TimeZoneForm
+from core.rendering import FormRenderer
+from customers.forms.casework import QueueFilterForm
+from customers.forms.create import CustomerCreate
+from customers.forms.kyb import KybForm, PersonForm
+from customers.forms.kyc import KycForm
+from payments.filters import ApprovalRequestFilter, PaymentAccountFilter, TransactionFilter
+from payments.forms.accounts import ExternalBankAccountForm, ExternalCryptoWalletForm, ServiceAutoFiatAccountForm
+from payments.forms.rates import ExchangeRateForm
+from payments.forms.rules import AutomationRuleForm
+
+pytestmark = pytest.mark.django_db
+
+FORMS = [
+    lambda: TransactionFilter({"status": "COMPLETED", "rail": "BASE", "currency": "<b>&"}).form,
+    lambda: TransactionFilter({}).form,
+    lambda: PaymentAccountFilter({"status": "ACTIVE", "account_type": "EXTERNAL_BANK_ACCOUNT"}).form,
+    lambda: ApprovalRequestFilter({"kind": "no-such-kind"}).form,
+    lambda: AuditEventFilter({"actor": "<script>", "since": "2026-11-01"}).form,
+    lambda: QueueFilterForm({"status": ["UNDER_REVIEW", "REJECTED"], "view": "all", "sla": "<x>"}),
+    lambda: KycForm({"kyc-nationality": "FR", "kyc-country_of_tax_residence": "nowhere"}, prefix="kyc"),
+    lambda: KybForm({"incorporation_country": "DE"}),
+    lambda: PersonForm(),
+    lambda: CustomerCreate().form,
+    lambda: TimeZoneForm({"time_zone": "Asia/Tokyo"}),
+    lambda: ExchangeRateForm({"source_payment_method": "BASE"}),
+    lambda: ExternalBankAccountForm(),
+    lambda: ExternalCryptoWalletForm(),
+    lambda: ServiceAutoFiatAccountForm({"destination_currencies": ["USDC"]}),
+    lambda: AutomationRuleForm(),
+]
+
+
+def _rendered(form, renderer) -> dict:
+    form.renderer = renderer
+    form.is_bound and form.is_valid()
+    return {bound.name: str(bound) for bound in form}
+
+
+@pytest.mark.parametrize("make", FORMS, ids=range(len(FORMS)))
+def test_every_field_renders_as_djangos_templates_do(make):
+    ours, djangos = _rendered(make(), FormRenderer()), _rendered(make(), DjangoTemplates())
+    assert ours.keys() == djangos.keys()
+    for name, html in ours.items():
+        assert parse_html(html) == parse_html(djangos[name]), name
+
+
+def _templates_rendered(render) -> int:
+    seen = []
+
+    def count(sender, **kwargs):
+        seen.append(kwargs["template"].name)
+
+    template_rendered.connect(count)
+    try:
+        render()
+    finally:
+        template_rendered.disconnect(count)
+    return len(seen)
+
+
+def test_a_country_select_is_written_without_a_template():
+    ours, djangos = KycForm(prefix="kyc"), KycForm(prefix="kyc")
+    ours.renderer, djangos.renderer = FormRenderer(), DjangoTemplates()
+    html = str(ours["nationality"])
+    assert html.count("<option") == len(ours.fields["nationality"].choices) > 200
+    assert _templates_rendered(lambda: str(ours["nationality"])) == 0
+    assert _templates_rendered(lambda: str(djangos["nationality"])) > 200
+
+
+def test_a_chosen_value_is_selected_and_text_escaped():
+    form = TransactionFilter({"rail": "BASE"}).form
+    form.renderer = FormRenderer()
+    assert '<option value="BASE" selected>' in str(form["rail"])
+    form = AuditEventFilter({"actor": "<script>"}).form
+    form.renderer = FormRenderer()
+    assert "<script>" not in "".join(str(bound) for bound in form)
+
+
+def test_the_project_renders_forms_with_it():
+    assert isinstance(get_default_renderer(), FormRenderer)
