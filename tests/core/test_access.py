@@ -76,7 +76,10 @@ def test_role_matrix(client_as, role, name):
 def test_403_page_names_the_roles_that_may(client_as):
     response = client_as("compliance").get(reverse("core-list-audit-events"))
     assert response.status_code == 403
-    assert "needs the role <strong>admin or auditor</strong>" in response.content.decode()
+    assert (
+        'needs the role <strong><span title="admin">Admin</span> or <span title="auditor">Auditor</span></strong>'
+        in response.content.decode()
+    )
 
 
 @pytest.mark.parametrize(

@@ -156,7 +156,10 @@ def test_only_a_compliance_lead_works_an_escalated_case(client_as, role, kind):
     assert not CaseDecision.objects.exists()
     if role in EDITORS:
         # A reviewer who may escalate but not work the escalation: told who may, and kept.
-        assert "needs the role <strong>compliance_lead or admin</strong>" in response.content.decode()
+        assert (
+            'needs the role <strong><span title="compliance_lead">Compliance lead</span> or <span title="admin">Admin</span></strong>'
+            in response.content.decode()
+        )
         event = AuditEvent.objects.get(action="customer.decide", target_id=customer.customer_id)
         assert (event.outcome, event.details) == ("denied", {"decision": kind, "escalation_level": 1})
 
