@@ -1,6 +1,8 @@
 import django_filters
 from django import forms
 
+from . import labels
+from .forms import SuggestInput
 from .models import AuditEvent
 from .timezones import day_range
 
@@ -11,7 +13,9 @@ def _date_input():
 
 class AuditEventFilter(django_filters.FilterSet):
     actor = django_filters.CharFilter(field_name="actor_username", label="Actor")
-    action = django_filters.CharFilter(field_name="action", label="Action")
+    action = django_filters.CharFilter(
+        field_name="action", label="Action", widget=SuggestInput(lambda: sorted(labels.words(labels.ACTION).items()))
+    )
     target_kind = django_filters.CharFilter(field_name="target_kind", label="Target kind")
     target_id = django_filters.CharFilter(field_name="target_id", label="Target id")
     # Whole days in the staff member's time zone, as a range on created_at (the keyset index

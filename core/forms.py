@@ -1,6 +1,7 @@
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from django import forms
 from django.conf import settings
+from django.utils.html import format_html, format_html_join
 
 from .timezones import all_zones
 
@@ -44,3 +45,21 @@ class TimeZoneForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["time_zone"].choices = [(name, name) for name in all_zones()]
+
+
+class SuggestInput(forms.TextInput):
+    """A text input that suggests the values it knows (a <datalist>, staff words beside the
+    codes) and still takes one it does not: a code added later, a bookmarked filter.
+    `suggestions()` gives (value, word) pairs when the input is written."""
+
+    def __init__(self, suggestions, attrs=None):
+        super().__init__(attrs)
+        self.suggestions = suggestions
+
+    def render(self, name, value, attrs=None, renderer=None):
+        list_id = f"{(attrs or {}).get('id') or name}-suggestions"
+        attrs = {**(attrs or {}), "list": list_id, "autocomplete": "off"}
+        options = format_html_join("", '<option value="{}">{}</option>', self.suggestions())
+        return format_html(
+            '{}<datalist id="{}">{}</datalist>', super().render(name, value, attrs, renderer), list_id, options
+        )

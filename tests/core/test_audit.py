@@ -137,3 +137,14 @@ def test_audit_page_speaks_staff_words_with_the_codes_on_hover(client_as):
     visible = re.sub(r"<[^>]+>", " ", html)
     for code in ("customer.decide", "EXTERNAL_BANK_ACCOUNT", "PENDING", "NOT_FOUND", "compliance_lead"):
         assert code not in visible, code
+
+
+def test_the_action_filter_suggests_known_actions_in_words_and_takes_any(client_as):
+    AuditEventFactory(action="customer.brand_new_step")
+    client = client_as("auditor")
+    html = client.get(reverse("core-list-audit-events")).content.decode()
+    assert 'list="id_action-suggestions"' in html
+    suggestions = re.search(r'<datalist id="id_action-suggestions">(.*?)</datalist>', html).group(1)
+    assert '<option value="customer.update_kyc">' in suggestions and "customer.brand_new_step" not in suggestions
+    typed = client.get(reverse("core-list-audit-events"), {"action": "customer.brand_new_step"}).content.decode()
+    assert "Check the filters" not in typed and typed.count('title="customer.brand_new_step"') == 1
