@@ -10,9 +10,21 @@ from . import selectors
 from .models import Customer, CustomerStatus
 from .views import customer_page_context
 
-# The customer page's parts that hold no form: what the user types is never replaced. The
-# other apps' sections (page_sections) are one part; they hold links, not forms.
-CUSTOMER_PARTS = ("status", "profile", "case", "issues", "notes", "handouts", "timeline", "sections")
+# The customer page's parts that hold nothing typed: what the user types is never replaced.
+# The header's actions are buttons (what a status allows: refill the hosted form); the other
+# apps' sections (page_sections) are one part; they hold links, not forms.
+CUSTOMER_PARTS = (
+    "status",
+    "actions",
+    "notice",
+    "profile",
+    "case",
+    "issues",
+    "notes",
+    "handouts",
+    "timeline",
+    "sections",
+)
 
 
 @live_view("view_customers", lambda request, customer_id: selectors.customer_version(customer_id))

@@ -71,10 +71,26 @@ def test_a_webhook_decision_answers_the_new_parts_and_no_form(reviewer, under_re
     assert status and status.group(1) == "Active"
     for part in ("profile-facts", "case-facts", "issues", "notes-list", "handouts", "timeline"):
         assert f'id="{part}" hx-swap-oob="true"' in html, part
-    assert "<form" not in html and "<textarea" not in html  # what the user types stays
+    # What the user types stays: the header's forms are buttons, with hidden inputs only.
+    assert set(re.findall(r'<input[^>]* type="(\w+)"', html)) <= {"hidden"}
+    assert "<textarea" not in html and "<select" not in html
     new_url = poller_url(html)
     assert new_url != url
     assert reviewer.get(new_url).status_code == 304
+
+
+def test_the_header_actions_follow_the_status(reviewer, under_review):
+    page = reviewer.get(reverse("customers-view-customer", args=[under_review])).content.decode()
+    assert "Refill hosted form" not in page
+    url = poller_url(page)
+    later = T0 + dt.timedelta(seconds=5)
+    customers_upsert(items=[item("c-1", status="NEEDS_ADDITIONAL_INFORMATION", at=later)], seen_by=Source.WEBHOOK)
+
+    html = reviewer.get(url).content.decode()
+
+    actions = re.search(r'<div class="actions" id="customer-actions" hx-swap-oob="true">(.*?)</div>', html, re.S)
+    assert actions and "Refill hosted form" in actions.group(1) and "Edit KYC" in actions.group(1)
+    assert '<div id="customer-notice" hx-swap-oob="true"></div>' in html
 
 
 def test_a_colleagues_note_changes_the_version(reviewer, under_review, make_staff):
