@@ -26,6 +26,13 @@ def poller_url(html: str) -> str:
     return match.group(1).replace("&amp;", "&")
 
 
+def assert_nothing_typed_is_replaced(html: str) -> None:
+    """A live answer replaces no input staff type in: its forms are buttons (the customer
+    page's header), with hidden inputs only."""
+    assert set(re.findall(r'<input[^>]* type="(\w+)"', html)) <= {"hidden"}
+    assert "<textarea" not in html and "<select" not in html
+
+
 @pytest.fixture
 def under_review():
     customers_upsert(items=[item("c-1", status="UNDER_REVIEW", at=T0)], seen_by=Source.WEBHOOK)
@@ -71,9 +78,7 @@ def test_a_webhook_decision_answers_the_new_parts_and_no_form(reviewer, under_re
     assert status and status.group(1) == "Active"
     for part in ("profile-facts", "case-facts", "issues", "notes-list", "handouts", "timeline"):
         assert f'id="{part}" hx-swap-oob="true"' in html, part
-    # What the user types stays: the header's forms are buttons, with hidden inputs only.
-    assert set(re.findall(r'<input[^>]* type="(\w+)"', html)) <= {"hidden"}
-    assert "<textarea" not in html and "<select" not in html
+    assert_nothing_typed_is_replaced(html)
     new_url = poller_url(html)
     assert new_url != url
     assert reviewer.get(new_url).status_code == 304
