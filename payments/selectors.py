@@ -261,7 +261,8 @@ def customer_section(customer: Customer) -> Section:
     """The customer page's section of payment accounts, transactions and rules."""
     return Section(
         template="payments/_customer_section.html",
-        # The lists are read with the page's other lists (customers.page_sections.read_lists).
+        # The lists are read with the page's other lists, in its one query
+        # (customers.page_sections.section_lists).
         context={**_section_rows(customer), "can_add_account": customer.status not in NO_NEW_ACCOUNT_STATUSES},
     )
 

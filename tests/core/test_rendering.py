@@ -41,7 +41,7 @@ FORMS = [
 
 def _rendered(form, renderer) -> dict:
     form.renderer = renderer
-    form.is_bound and form.is_valid()
+    form.is_valid()  # bound forms show their errors (aria-invalid), as on the page
     return {bound.name: str(bound) for bound in form}
 
 
