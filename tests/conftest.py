@@ -1,6 +1,7 @@
 import os
 import time
 
+import httpx
 import pytest
 from django.contrib.auth.models import Group, Permission
 
@@ -135,3 +136,43 @@ def faulty_upstream(upstream):
     faulty.sandbox = upstream
     with override_client(faulty.client):
         yield faulty
+
+
+class LiveSandbox(Sandbox):
+    """The sandbox the live server mounts, reached over HTTP: `call` and the test `helper`s
+    under the back-office's own key."""
+
+    def __init__(self, base_url: str, plain_key: str, key):
+        self.key, self.plain_key = key, plain_key
+        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {plain_key}"})
+
+
+@pytest.fixture
+def sandbox(live_server, settings):
+    """The back-office pointed at the live server's sandbox over HTTP. Reviews wait for a test
+    to decide them (the review helper)."""
+    from sandbox.auth import create_key
+
+    settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
+    key, plain = create_key()
+    settings.PAYMENTS_API_BASE_URL = f"{live_server.url}/sandbox"
+    settings.PAYMENTS_API_KEY = plain
+    settings.PAYMENTS_API_IN_PROCESS = False
+    over_http = LiveSandbox(settings.PAYMENTS_API_BASE_URL, plain, key)
+    with over_http.http:
+        yield over_http
+
+
+@pytest.fixture
+def racing(sandbox, live_server):
+    """The race harness (tests/race.py): members of staff sending requests at once to the live
+    server, whose sandbox is the upstream over HTTP. Needs `django_db(transaction=True)`."""
+    from core.upstream import get_client
+    from tests.race import BreakerPerThread, Racing
+
+    get_client().breaker = BreakerPerThread()
+    harness = Racing(live_server, sandbox)
+    try:
+        yield harness
+    finally:
+        harness.close()

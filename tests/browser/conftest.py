@@ -5,11 +5,8 @@ import os
 import shutil
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import expect
-
-from tests.conftest import Sandbox
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-results" / "screenshots"
 # The README's pictures: retaken into docs/screenshots/ only when asked (UPDATE_SCREENSHOTS=1),
@@ -52,31 +49,6 @@ def screenshot(page, request):
         return path
 
     return take
-
-
-class LiveSandbox(Sandbox):
-    """The sandbox the live server mounts, reached over HTTP: `call` and the test `helper`s
-    under the back-office's own key."""
-
-    def __init__(self, base_url: str, plain_key: str, key):
-        self.key, self.plain_key = key, plain_key
-        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {plain_key}"})
-
-
-@pytest.fixture
-def sandbox(live_server, settings):
-    """The back-office pointed at the live server's sandbox over HTTP. Reviews wait for a test
-    to decide them (the review helper)."""
-    from sandbox.auth import create_key
-
-    settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
-    key, plain = create_key()
-    settings.PAYMENTS_API_BASE_URL = f"{live_server.url}/sandbox"
-    settings.PAYMENTS_API_KEY = plain
-    settings.PAYMENTS_API_IN_PROCESS = False
-    over_http = LiveSandbox(settings.PAYMENTS_API_BASE_URL, plain, key)
-    with over_http.http:
-        yield over_http
 
 
 @pytest.fixture
