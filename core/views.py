@@ -1,6 +1,7 @@
 import sys
 
 from django.contrib import messages
+from django.contrib.sessions.exceptions import SessionInterrupted
 from django.db import InterfaceError, OperationalError, transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -86,6 +87,14 @@ def set_time_zone(request):
         return HttpResponse(status=204)
     messages.success(request, f"Times are now shown in {name}.")
     return redirect("core-set-time-zone")
+
+
+def bad_request(request, exception=None):
+    # A session deleted by a concurrent request (a logout, a deactivation, a second-factor
+    # reset) while this one ran: the view may have done its work; say what happened. Rendered
+    # without the request, as Django's own 400 is.
+    ended = isinstance(exception, SessionInterrupted)
+    return HttpResponse(loader.render_to_string("400.html", {"session_ended": ended}), status=400)
 
 
 def permission_denied(request, exception=None):

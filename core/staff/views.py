@@ -59,12 +59,15 @@ def change_staff_roles(request, pk):
     form = RolesForm(request.POST if request.method == "POST" else None, initial={"roles": roles_of(member)})
     if request.method == "POST" and form.is_valid():
         try:
-            services.change_roles(actor=request.user, member=member, roles=form.cleaned_data["roles"])
-        except services.LastAdmin as refused:
+            changed = services.change_roles(actor=request.user, member=member, roles=form.cleaned_data["roles"])
+        except services.Refused as refused:
             form.add_error(None, refused.message)
-        else:
+            return render(request, "core/staff/change_roles.html", {"member": member, "form": form}, status=409)
+        if changed:
             messages.success(request, f"Roles of {member.get_username()} changed.")
-            return redirect("core-view-staff", pk=member.pk)
+        else:
+            messages.info(request, f"{member.get_username()} already had these roles: nothing changed.")
+        return redirect("core-view-staff", pk=member.pk)
     return render(request, "core/staff/change_roles.html", {"member": member, "form": form})
 
 
@@ -108,7 +111,7 @@ def _confirm(action: str):
         if request.method == "POST":
             try:
                 service(actor=request.user, member=member)
-            except services.LastAdmin as refused:
+            except services.Refused as refused:
                 error = refused.message
             else:
                 messages.success(request, done.format(member.get_username()))

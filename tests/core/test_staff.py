@@ -135,7 +135,7 @@ def test_an_admin_makes_a_reviewer_a_compliance_lead(admin_client, make_staff, d
 
 def test_the_last_admin_cannot_lose_the_role_nor_be_deactivated(admin_client, admin_user):
     roles = admin_client.post(reverse("core-change-staff-roles", kwargs={"pk": admin_user.pk}), {"roles": ["auditor"]})
-    assert roles.status_code == 200
+    assert roles.status_code == 409
     assert "This is the last active admin" in roles.content.decode()
     assert roles_of(admin_user) == ["admin"]
     deactivate = admin_client.post(reverse("core-deactivate-staff", kwargs={"pk": admin_user.pk}))
@@ -144,6 +144,21 @@ def test_the_last_admin_cannot_lose_the_role_nor_be_deactivated(admin_client, ad
     admin_user.refresh_from_db()
     assert admin_user.is_active
     assert not AuditEvent.objects.filter(action__in=["staff.change_roles", "staff.deactivate"]).exists()
+
+
+def test_an_admin_demoted_while_their_request_was_on_its_way_changes_nothing(admin_user, make_staff):
+    from core.staff.services import NoLongerAllowed, change_roles
+
+    bea = make_staff("admin", username="bea")  # her request has passed its role check
+    ops = make_staff("operations", username="ops")
+    assert bea.has_perm("core.manage_staff")
+    assert change_roles(actor=admin_user, member=bea, roles=["auditor"]) is True
+    with pytest.raises(NoLongerAllowed):
+        change_roles(actor=bea, member=ops, roles=["admin"])
+    assert roles_of(ops) == ["operations"]
+    # The same change sent twice is made once, with one event.
+    assert change_roles(actor=admin_user, member=bea, roles=["auditor"]) is False
+    assert AuditEvent.objects.filter(action="staff.change_roles").count() == 1
 
 
 def test_with_a_second_admin_one_may_step_down(admin_client, admin_user, make_staff):
