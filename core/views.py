@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from . import labels
 from .access import role_required, staff_required
 from .audit import audit_record
-from .exports import Column, csv_response, with_words
+from .exports import Column, csv_response, refused_filters, with_words
 from .filters import AuditEventFilter
 from .forms import TimeZoneForm
 from .htmx import page_or_partial
@@ -52,8 +52,9 @@ def list_audit_events(request):
 def export_audit_events(request):
     """The filtered audit log as CSV (core/exports.py), newest first as on the page."""
     filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.all())
-    queryset = filterset.qs if filterset.is_valid() else AuditEvent.objects.none()
-    return csv_response(queryset.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    return csv_response(filterset.qs.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")
 
 
 @staff_required
