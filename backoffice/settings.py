@@ -6,6 +6,7 @@ DATABASE_URL, CELERY_BROKER_URL, PAYMENTS_API_BASE_URL, PAYMENTS_API_KEY,
 PAYMENTS_WEBHOOK_SECRET, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0.
 """
 
+import ipaddress
 import os
 import tempfile
 from datetime import timedelta
@@ -148,6 +149,17 @@ LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "account_login"
 
+# The client's address (lockouts, rate limits, audit) is REMOTE_ADDR unless proxies in front
+# are trusted (core/client_ip.py): TRUSTED_PROXIES is their number ("1" behind one load
+# balancer) or their addresses and networks ("10.0.0.0/8,192.0.2.7"). Unset: none trusted.
+_proxies = env.str("TRUSTED_PROXIES", default="").strip()
+TRUSTED_PROXY_COUNT = int(_proxies) if _proxies.isdigit() else 0
+TRUSTED_PROXY_NETWORKS = (
+    []
+    if _proxies.isdigit()
+    else [str(ipaddress.ip_network(n.strip(), strict=False)) for n in _proxies.split(",") if n.strip()]
+)
+
 # Failed logins: 5 failures for one user from one address lock that pair out for 15 minutes.
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
@@ -155,6 +167,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip"
 
 # Staff sessions end after STAFF_IDLE_MINUTES without a request.
 STAFF_IDLE_MINUTES = env.int("STAFF_IDLE_MINUTES", default=30)

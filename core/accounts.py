@@ -7,6 +7,7 @@ from allauth.mfa.adapter import DefaultMFAAdapter
 from django.conf import settings
 
 from .access import recently_authenticated
+from .client_ip import client_ip
 from .forms import password_login_enabled
 
 
@@ -27,6 +28,10 @@ class AccountAdapter(DefaultAccountAdapter):
         "username_password_mismatch": "Wrong username or password.",
         "account_inactive": "Wrong username or password.",
     }
+
+    def get_client_ip(self, request) -> str:
+        """The address allauth's rate limits count by: the trusted-proxy setting's (core.client_ip)."""
+        return client_ip(request)
 
     def is_open_for_signup(self, request):
         """Staff are added by an admin (the staff page, `create_staff`), never sign themselves up."""
