@@ -15,10 +15,12 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from .. import lockouts
 from ..audit import audit_record
 from ..live import forget_session
 from ..mfa import Authenticator
 from ..roles import Role, roles_of
+from ..usernames import normalized, validate_new
 
 
 class Refused(Exception):
@@ -81,6 +83,8 @@ def _keep_an_admin(member) -> None:
 def add_member(*, actor, username: str, email: str, roles: list[str]):
     """A new staff member with no password yet: they choose it through `set_password_link`."""
     with _staff_lock(actor):
+        # Under the lock: two admins adding look-alikes at once cannot both pass.
+        username = validate_new(username)
         member = get_user_model().objects.create_user(username=username, email=email)
         member.set_unusable_password()
         member.save(update_fields=["password"])
@@ -204,14 +208,17 @@ def reset_second_factor(*, actor, member) -> None:
 
 
 def lift_lockout(*, actor, member) -> None:
+    """Forget the failures that lock `member` out: axes' records of their username (passwords,
+    every address) and the counts of their codes and set-password links (core.lockouts)."""
     with transaction.atomic():
-        lifted = axes_reset(username=member.get_username())
+        lifted = axes_reset(username=normalized(member.get_username()))
+        secrets = lockouts.lift(member)
         audit_record(
             actor=actor,
             action="staff.lift_lockout",
             target_kind="user",
             target_id=member.pk,
-            details={"lifted": lifted},
+            details={"lifted": lifted, "secrets": secrets},
         )
 
 

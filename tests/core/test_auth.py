@@ -50,7 +50,8 @@ def test_five_failures_lock_the_user_at_that_address_for_15_minutes(client, oper
         login(client, "operations-user", "wrong")
     locked = login(client, "operations-user", "correct horse battery")
     assert locked.status_code == 429
-    assert "locked for 15 minutes" in locked.content.decode()
+    assert "After too many wrong passwords for this account from this address" in locked.content.decode()
+    assert "locked at this address until" in locked.content.decode()
     # The same user from another address is not locked out.
     other = login(Client(), "operations-user", "correct horse battery", address="10.0.0.2")
     assert other.status_code == 302
