@@ -243,5 +243,7 @@ def test_create_staff_command_refuses_a_taken_name(db, make_staff):
     from django.core.management.base import CommandError
 
     make_staff("auditor", username="taken")
-    with pytest.raises(CommandError, match="exists already"):
-        call_command("create_staff", "taken", "--role", "admin")
+    with pytest.raises(CommandError, match="has this username already"):
+        call_command("create_staff", "Taken", "--role", "admin")
+    with pytest.raises(CommandError, match="mixes Cyrillic and Latin"):
+        call_command("create_staff", "t\u0430ken", "--role", "admin")  # a Cyrillic "a"

@@ -107,3 +107,19 @@ def test_many_requests_at_once_make_one_change(racing, make_staff, requests):
     for i, answer in enumerate(answers):
         outcome = _outcome(answer, bea if i % 2 == 0 else ada)
         assert outcome == "done" if i in winner_sends else outcome in ("refused", "signed out"), (i, outcome)
+
+
+@pytest.mark.parametrize("names", [("ops-l", "ops-1"), ("new-ops", "New-Ops")])
+def test_two_admins_adding_look_alikes_at_once_make_one_member(racing, make_staff, names):
+    ada, bea = make_staff("admin", "ada"), make_staff("admin", "bea")
+    by_ada, by_bea = racing.member(ada), racing.member(bea)
+    url = reverse("core-create-staff")
+
+    first, second = names
+    answers = at_once(lambda: by_ada.post(url, {"username": first}), lambda: by_bea.post(url, {"username": second}))
+
+    added = [a for a in answers if "/accounts/password/reset/key/" in a.text]
+    refused = [a for a in answers if "looks like" in a.text or "has this username already" in a.text]
+    assert (len(added), len(refused)) == (1, 1), [a.text[:300] for a in answers]
+    assert get_user_model().objects.exclude(username__in=["ada", "bea"]).count() == 1
+    assert AuditEvent.objects.filter(action="staff.add").count() == 1
