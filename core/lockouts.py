@@ -124,7 +124,11 @@ def member_lockouts(members) -> dict[int, dict[str, dt.datetime]]:
         for secret, key in _member_keys(member).items():
             for cache_key, rate in _cache_keys(ACTIONS[secret], key):
                 keys[cache_key] = (member.pk, secret, rate)
-    found = cache.get_many(list(keys))
+    try:
+        found = cache.get_many(list(keys))
+    except Exception:  # the staff page still opens; no code or link is checked meanwhile
+        logger.exception("The cache holding the guessing limits does not answer")
+        return {}
     now = timezone.now().timestamp()
     lockouts: dict[int, dict[str, dt.datetime]] = {}
     for cache_key, (pk, secret, rate) in keys.items():
@@ -166,11 +170,14 @@ def record_lockout(request, *, member, what: str, until: dt.datetime, at_address
     while it lasts: the tries it refuses find it noted. And log it."""
     address = client_ip(request)
     noted = f"lockouts:noted:{what}:{member.pk}:{address if at_address else '*'}"
-    if not cache.add(noted, True, timeout=max(int(until.timestamp() - timezone.now().timestamp()), 1)):
-        return
-    # The addresses stay in the cache, for `lift`: the audit log and the logs hold none.
-    addresses = _addresses_key(member)
-    cache.set(addresses, sorted({*cache.get(addresses, []), address}), timeout=ADDRESSES_KEPT)
+    try:
+        if not cache.add(noted, True, timeout=max(int(until.timestamp() - timezone.now().timestamp()), 1)):
+            return
+        # The addresses stay in the cache, for `lift`: the audit log and the logs hold none.
+        addresses = _addresses_key(member)
+        cache.set(addresses, sorted({*cache.get(addresses, []), address}), timeout=ADDRESSES_KEPT)
+    except Exception:  # a password lockout (axes, database) is audited even with the cache away
+        logger.exception("The cache holding the guessing limits does not answer")
     audit_record(
         actor=None,
         action="auth.locked_out",

@@ -81,6 +81,19 @@ def test_300_wrong_codes_are_stopped_after_five_and_then_the_right_one_too(make_
     assert _signed_in(browser)
 
 
+def test_the_lockout_ends_by_itself(make_staff, monkeypatch):
+    import time
+
+    member, secret = _enrolled(make_staff, "patient")
+    browser = _at_second_step(member)
+    for _ in range(5):
+        _code(browser, "000000")
+    assert _code(browser, totp_code(secret)).status_code == 429
+    later = time.time() + 15 * 60 + 1
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert _code(_at_second_step(member), totp_code(secret))["Location"] == reverse("home")
+
+
 def test_the_members_count_holds_at_every_address(make_staff):
     """Whoever knows the password may guess from many addresses: the member's own count."""
     member, secret = _enrolled(make_staff, "roamer")
