@@ -6,6 +6,7 @@ DATABASE_URL, CELERY_BROKER_URL, PAYMENTS_API_BASE_URL, PAYMENTS_API_KEY,
 PAYMENTS_WEBHOOK_SECRET, SECRET_KEY, ALLOWED_HOSTS and DEBUG=0.
 """
 
+import ipaddress
 import os
 import tempfile
 from datetime import timedelta
@@ -148,6 +149,17 @@ LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "account_login"
 
+# The client's address (lockouts, rate limits, audit) is REMOTE_ADDR unless proxies in front
+# are trusted (core/client_ip.py): TRUSTED_PROXIES is their number ("1" behind one load
+# balancer) or their addresses and networks ("10.0.0.0/8,192.0.2.7"). Unset: none trusted.
+_proxies = env.str("TRUSTED_PROXIES", default="").strip()
+TRUSTED_PROXY_COUNT = int(_proxies) if _proxies.isdigit() else 0
+TRUSTED_PROXY_NETWORKS = (
+    []
+    if _proxies.isdigit()
+    else [str(ipaddress.ip_network(n.strip(), strict=False)) for n in _proxies.split(",") if n.strip()]
+)
+
 # Failed logins: 5 failures for one user from one address lock that pair out for 15 minutes.
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
@@ -155,6 +167,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip"
+AXES_USERNAME_CALLABLE = "core.usernames.axes_username"
+# The one lockout page, with the time the pair may try again (core/lockouts.py).
+AXES_LOCKOUT_CALLABLE = "core.lockouts.axes_lockout"
 
 # Staff sessions end after STAFF_IDLE_MINUTES without a request.
 STAFF_IDLE_MINUTES = env.int("STAFF_IDLE_MINUTES", default=30)
@@ -340,15 +356,27 @@ TEMPLATES[0]["OPTIONS"]["context_processors"].append("core.accounts.login_option
 ACCOUNT_ADAPTER = "core.accounts.AccountAdapter"
 SOCIALACCOUNT_ADAPTER = "core.sso.SocialAccountAdapter"
 MFA_ADAPTER = "core.accounts.MFAAdapter"
-ACCOUNT_FORMS = {"login": "core.forms.LoginForm"}
+ACCOUNT_FORMS = {"login": "core.forms.LoginForm", "user_token": "core.guarded_forms.UserTokenForm"}
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_SESSION_REMEMBER = False
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = True
 ACCOUNT_PREVENT_ENUMERATION = True
-# django-axes locks out failed logins (above); allauth's own counter of failures would answer first.
-ACCOUNT_RATE_LIMITS = {"login_failed": None}
+# Guessing limits (core/lockouts.py). Passwords are django-axes' (above). "login_failed" counts
+# second-factor codes, recovery codes and passkeys per member ("key") and per address ("ip"):
+# 5 in 15 minutes, 10 in a day. "set_password_link" is the same for the keys of set-password links.
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": "5/15m/key,10/1d/key,20/15m/ip",
+    "set_password_link": "5/15m/key,10/1d/key,20/15m/ip",
+}
+MFA_FORMS = {
+    "authenticate": "core.guarded_forms.AuthenticateForm",
+    "reauthenticate": "core.guarded_forms.ReauthenticateForm",
+    "authenticate_webauthn": "core.guarded_forms.AuthenticateWebAuthnForm",
+    "reauthenticate_webauthn": "core.guarded_forms.ReauthenticateWebAuthnForm",
+    "login_webauthn": "core.guarded_forms.LoginWebAuthnForm",
+}
 # Moving money, approving and staff changes ask for the password or the second factor again
 # when the last check is older than this (core.access.recent_auth_required).
 STAFF_REAUTH_MINUTES = env.int("STAFF_REAUTH_MINUTES", default=10)

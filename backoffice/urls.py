@@ -27,6 +27,7 @@ urlpatterns = [
 if settings.SANDBOX_MOUNTED:
     urlpatterns.append(path("sandbox/", include("sandbox.urls")))
 
+handler400 = "core.views.bad_request"
 handler403 = "core.views.permission_denied"
 handler404 = "core.views.page_not_found"
 handler500 = "core.views.server_error"

@@ -12,6 +12,7 @@ ACTION_LABELS = {
     "auth.logout": "Signed out",
     "auth.mfa_added": "Added a second factor",
     "auth.mfa_removed": "Removed a second factor",
+    "auth.locked_out": "Locked out after wrong guesses",
     "user.set_time_zone": "Chose a time zone",
     "staff.add": "Added a staff member",
     "staff.add_from_sso": "Staff member added by single sign-on",

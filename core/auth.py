@@ -5,6 +5,8 @@ from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 
+from .usernames import stored_spelling
+
 
 @functools.cache
 def _group_permissions_sql() -> str:
@@ -41,6 +43,12 @@ class RoleBackend(ModelBackend):
     nothing and superusers everything, as in ModelBackend; the set is kept on the user for
     the rest of the request.
     """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        """By the username in any case (core.usernames)."""
+        if username is not None:
+            username = stored_spelling(username)
+        return super().authenticate(request, username=username, password=password, **kwargs)
 
     def get_user_permissions(self, user_obj, obj=None):
         return set()

@@ -6,6 +6,10 @@ database through `COPY (SELECT ...) TO STDOUT` on psycopg 3's `cursor.copy`, the
 SQL inside, already as CSV text: hundreds of thousands of rows a second, memory flat. Elsewhere
 (SQLite, one machine) the rows are read with `iterator(chunk_size=...)` and written by `csv`.
 
+A view whose filters are refused answers `refused_filters` (400, the list's own message)
+instead of a download. Once the download has begun its status is sent: an error midway ends
+the file with INCOMPLETE_LINE rather than a cut connection.
+
 Both ways the cells are the same: times in UTC (ISO 8601), booleans `true`/`false`, JSON as
 its text, and a text cell a spreadsheet would run as a formula (starting with = + - @, tab or
 carriage return) gets a leading apostrophe.
@@ -20,17 +24,25 @@ PostgreSQL, a CASE elsewhere): COPY stays one statement, with no row read back i
 import csv
 import datetime as dt
 import json
+import logging
 from dataclasses import dataclass
 
 from django.db import connection, models
 from django.db.models import Aggregate, Case, F, Func, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
 from django.utils import timezone
 
 from . import labels
 
+logger = logging.getLogger(__name__)
+
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# The last line of an export that stopped midway: a spreadsheet shows it below the rows it got.
+INCOMPLETE_LINE = (
+    b"EXPORT INCOMPLETE: an error stopped it here; the rows above are only part of the list. Export again.\n"
+)
 CHUNK_ROWS = 2000
 CHUNK_BYTES = 256 * 1024
 
@@ -170,6 +182,8 @@ def _cell_sql(queryset: QuerySet, column: Column):
 def _copy_chunks(queryset: QuerySet, columns: list[Column]):
     cells = {f"export_{i}": _cell_sql(queryset, column) for i, column in enumerate(columns)}
     query = queryset.annotate(**cells).values_list(*cells)
+    if query.query.is_empty():
+        return  # .none() has no SQL to run (EmptyResultSet): no row
     sql, params = query.query.sql_with_params()
     buffer = bytearray()
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)", params) as copy:
@@ -229,11 +243,17 @@ def csv_lines(queryset: QuerySet, columns: list[Column], zone=None):
     the page used. The cells themselves are UTC.
     """
     yield csv.writer(_Echo(), lineterminator="\n").writerow([c.header for c in columns]).encode()
-    with timezone.override(zone or timezone.get_current_timezone()):
-        if connection.vendor == "postgresql":
-            yield from _copy_chunks(queryset, columns)
-        else:
-            yield from _iterated_lines(queryset, columns)
+    try:
+        with timezone.override(zone or timezone.get_current_timezone()):
+            if connection.vendor == "postgresql":
+                yield from _copy_chunks(queryset, columns)
+            else:
+                yield from _iterated_lines(queryset, columns)
+    except Exception:
+        # The headers are sent: a 500 can no longer be answered, and a cut connection looks like
+        # a network fault. The file says it is incomplete instead; the error goes to the log.
+        logger.exception("An export stopped midway")
+        yield INCOMPLETE_LINE
 
 
 def csv_response(queryset: QuerySet, columns: list[Column], name: str) -> StreamingHttpResponse:
@@ -245,3 +265,10 @@ def csv_response(queryset: QuerySet, columns: list[Column], name: str) -> Stream
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # a proxy passes the chunks on as they come
     return response
+
+
+def refused_filters(request, errors) -> HttpResponse:
+    """The answer to an export whose filters the list refuses: 400 with the list's message, and
+    a way back to the list with the same filters (it is the export's parent address)."""
+    context = {"errors": errors, "list_url": request.path.rsplit("/", 1)[0] + "/"}
+    return render(request, "core/export_refused.html", context, status=400)

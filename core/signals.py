@@ -1,13 +1,19 @@
 from allauth.mfa.signals import authenticator_added, authenticator_removed
+from axes.signals import user_locked_out
 from django.apps import apps as global_apps
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db import transaction
 from django.dispatch import receiver
+from django.utils import timezone
 
 from .audit import audit_record
 from .live import forget_session
+from .lockouts import record_lockout
 from .roles import sync_role_groups
 from .timezones import kept_zone_name, remember
+from .usernames import stored_spelling
 
 
 @receiver(user_logged_in)
@@ -25,6 +31,15 @@ def record_logout(sender, request, user, **kwargs):
     if user is not None:
         with transaction.atomic():
             audit_record(actor=user, action="auth.logout", target_kind="user", target_id=user.pk)
+
+
+@receiver(user_locked_out)
+def record_password_lockout(sender, request, username, ip_address, **kwargs):
+    """axes locked a (username, address) pair: audited when the username is a member's."""
+    member = get_user_model().objects.filter(username=stored_spelling(username or "")).first()
+    if member is not None and request is not None:
+        until = timezone.now() + settings.AXES_COOLOFF_TIME
+        record_lockout(request, member=member, what="password", until=until, at_address=True)
 
 
 @receiver(authenticator_added)

@@ -6,13 +6,22 @@ makes their roles the ones their IdP groups map to (OIDC_GROUP_ROLES, else the s
 otherwise an admin gives roles on the staff page.
 """
 
+import logging
+
+from allauth.account.utils import user_username
+from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.shortcuts import render
 
 from .audit import audit_record
 from .roles import Role, roles_of
+from .usernames import stored_spelling, validate_new
+
+logger = logging.getLogger(__name__)
 
 
 def roles_from_claims(claims: dict) -> list[str] | None:
@@ -32,18 +41,33 @@ def _claims(sociallogin) -> dict:
     return {**data.get("userinfo", {}), **data.get("id_token", {})}
 
 
+def _new_username(request, username: str) -> str:
+    """The IdP's username for a new member, normalised; one that is refused (mixed scripts, a
+    look-alike of a member's) stops the sign-in with a page that says why: allauth would
+    otherwise make up another username."""
+    try:
+        return validate_new(username)
+    except ValidationError as refused:
+        logger.warning("Single sign-on refused a new member's username: %s", refused.messages)
+        page = render(request, "account/sso_refused.html", {"reasons": refused.messages}, status=403)
+        raise ImmediateHttpResponse(page) from None
+
+
 class SocialAccountAdapter(DefaultSocialAccountAdapter):
     def is_open_for_signup(self, request, sociallogin) -> bool:
         return bool(settings.OIDC_ISSUER)
 
     def pre_social_login(self, request, sociallogin):
-        """Link the IdP's person to the staff member of the same username, then apply the
-        roles of their groups."""
+        """Link the IdP's person to the staff member of the same username (in any case), or
+        make them one under a username that passes core.usernames; then apply the roles of
+        their groups."""
         if not sociallogin.is_existing:
             username = _claims(sociallogin).get("preferred_username", "")
-            existing = get_user_model().objects.filter(username=username).first() if username else None
+            existing = get_user_model().objects.filter(username=stored_spelling(username)).first() if username else None
             if existing is not None:
                 sociallogin.connect(request, existing)
+            elif username:
+                user_username(sociallogin.user, _new_username(request, username))
         if sociallogin.is_existing:
             self._apply_roles(sociallogin.user, sociallogin)
 

@@ -1,6 +1,7 @@
 import sys
 
 from django.contrib import messages
+from django.contrib.sessions.exceptions import SessionInterrupted
 from django.db import InterfaceError, OperationalError, transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from . import labels
 from .access import role_required, staff_required
 from .audit import audit_record
-from .exports import Column, csv_response, with_words
+from .exports import Column, csv_response, refused_filters, with_words
 from .filters import AuditEventFilter
 from .forms import TimeZoneForm
 from .htmx import page_or_partial
@@ -51,8 +52,9 @@ def list_audit_events(request):
 def export_audit_events(request):
     """The filtered audit log as CSV (core/exports.py), newest first as on the page."""
     filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.all())
-    queryset = filterset.qs if filterset.is_valid() else AuditEvent.objects.none()
-    return csv_response(queryset.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    return csv_response(filterset.qs.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")
 
 
 @staff_required
@@ -86,6 +88,14 @@ def set_time_zone(request):
         return HttpResponse(status=204)
     messages.success(request, f"Times are now shown in {name}.")
     return redirect("core-set-time-zone")
+
+
+def bad_request(request, exception=None):
+    # A session deleted by a concurrent request (a logout, a deactivation, a second-factor
+    # reset) while this one ran: the view may have done its work; say what happened. Rendered
+    # without the request, as Django's own 400 is.
+    ended = isinstance(exception, SessionInterrupted)
+    return HttpResponse(loader.render_to_string("400.html", {"session_ended": ended}), status=400)
 
 
 def permission_denied(request, exception=None):

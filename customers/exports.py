@@ -5,11 +5,11 @@ from django.views.decorators.http import require_GET
 
 from core import labels
 from core.access import role_required
-from core.exports import Column, csv_response, joined, with_words
+from core.exports import Column, csv_response, joined, refused_filters, with_words
 
 from . import selectors
 from .forms.casework import QueueFilterForm
-from .models import Customer, VerificationIssue
+from .models import VerificationIssue
 
 QUEUE_EXPORT_COLUMNS = [
     Column("customer_id", "customerId"),
@@ -37,10 +37,9 @@ QUEUE_EXPORT_COLUMNS = [
 def export_customers(request):
     """The queue's rows for its filters, in its order (the page's own selector)."""
     form = QueueFilterForm(request.GET)
-    if form.is_valid():
-        queryset, ordering = selectors.customer_queue(filters=form.cleaned_data, user=request.user)
-    else:
-        queryset, ordering = Customer.objects.none(), ("id",)
+    if not form.is_valid():
+        return refused_filters(request, form.errors)
+    queryset, ordering = selectors.customer_queue(filters=form.cleaned_data, user=request.user)
     issues = VerificationIssue.objects.filter(customer=OuterRef("pk"))
     queryset = (
         queryset.prefetch_related(None)

@@ -41,10 +41,18 @@ class BreakerPerThread:
     def __init__(self):
         self._local = threading.local()
 
-    def call(self, func, *args, **kwargs):
+    def _breaker(self):
         if not hasattr(self._local, "breaker"):
             self._local.breaker = make_breaker()
-        return self._local.breaker.call(func, *args, **kwargs)
+        return self._local.breaker
+
+    def call(self, func, *args, **kwargs):
+        return self._breaker().call(func, *args, **kwargs)
+
+    @property
+    def current_state(self) -> str:
+        """What a page's banner reads (mirror.context_processors.upstream_status)."""
+        return self._breaker().current_state
 
 
 class Member:

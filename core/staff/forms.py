@@ -2,6 +2,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from ..roles import Role
+from ..usernames import validate_new
 
 ROLE_CHOICES = [(role.value, role.label) for role in Role]
 
@@ -25,7 +26,4 @@ class AddMemberForm(RolesForm):
     field_order = ["username", "email", "roles"]
 
     def clean_username(self):
-        username = self.cleaned_data["username"]
-        if get_user_model().objects.filter(username__iexact=username).exists():
-            raise forms.ValidationError("A staff member has this username already.")
-        return username
+        return validate_new(self.cleaned_data["username"])

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -11,9 +12,10 @@ from django.views.decorators.http import require_GET
 from ..access import recent_auth_required, role_required
 from ..pagination import paginate_keyset
 from ..roles import roles_of
+from ..usernames import TAKEN
 from . import services
 from .forms import AddMemberForm, RolesForm
-from .selectors import staff_with_status
+from .selectors import staff_with_status, with_lockouts
 
 STAFF_PAGE_SIZE = 50
 
@@ -24,13 +26,14 @@ def list_staff(request):
     page = paginate_keyset(
         staff_with_status(), ordering=("username", "id"), cursor=request.GET.get("cursor"), size=STAFF_PAGE_SIZE
     )
+    page.items = with_lockouts(page.items)
     return render(request, "core/staff/list_staff.html", {"page": page})
 
 
 @role_required("manage_staff")
 @require_GET
 def view_staff(request, pk):
-    member = get_object_or_404(staff_with_status(), pk=pk)
+    [member] = with_lockouts([get_object_or_404(staff_with_status(), pk=pk)])
     return render(request, "core/staff/view_staff.html", {"member": member})
 
 
@@ -44,8 +47,10 @@ def create_staff(request):
             member = services.add_member(
                 actor=request.user, username=data["username"], email=data["email"], roles=data["roles"]
             )
+        except ValidationError as refused:
+            form.add_error("username", refused)
         except IntegrityError:
-            form.add_error("username", "A staff member has this username already.")
+            form.add_error("username", TAKEN)
         else:
             # Shown here once, never stored: the admin hands it over (or it is e-mailed).
             return _link_page(request, member, services.set_password_link(request.build_absolute_uri("/"), member))
@@ -59,12 +64,15 @@ def change_staff_roles(request, pk):
     form = RolesForm(request.POST if request.method == "POST" else None, initial={"roles": roles_of(member)})
     if request.method == "POST" and form.is_valid():
         try:
-            services.change_roles(actor=request.user, member=member, roles=form.cleaned_data["roles"])
-        except services.LastAdmin as refused:
+            changed = services.change_roles(actor=request.user, member=member, roles=form.cleaned_data["roles"])
+        except services.Refused as refused:
             form.add_error(None, refused.message)
-        else:
+            return render(request, "core/staff/change_roles.html", {"member": member, "form": form}, status=409)
+        if changed:
             messages.success(request, f"Roles of {member.get_username()} changed.")
-            return redirect("core-view-staff", pk=member.pk)
+        else:
+            messages.info(request, f"{member.get_username()} already had these roles: nothing changed.")
+        return redirect("core-view-staff", pk=member.pk)
     return render(request, "core/staff/change_roles.html", {"member": member, "form": form})
 
 
@@ -90,7 +98,7 @@ ACTIONS = {
     ),
     "unlock": (
         "Lift the lockout of",
-        "The failed logins that locked them out are forgotten; they may try again at once.",
+        "The wrong passwords, codes and set-password links that locked them out are forgotten; they may try again at once.",
         services.lift_lockout,
         "The lockout of {} is lifted.",
     ),
@@ -108,7 +116,7 @@ def _confirm(action: str):
         if request.method == "POST":
             try:
                 service(actor=request.user, member=member)
-            except services.LastAdmin as refused:
+            except services.Refused as refused:
                 error = refused.message
             else:
                 messages.success(request, done.format(member.get_username()))

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.access import role_required
 from core.api_errors import api_error_message
-from core.exports import csv_response
+from core.exports import csv_response, refused_filters
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from core.redirects import moved
@@ -43,8 +43,9 @@ def export_payment_accounts(request):
     """The filtered list as CSV (core/exports.py), in the page's order; the type-specific
     details (bank account numbers, wallet addresses) stay out."""
     filterset = PaymentAccountFilter(request.GET, queryset=PaymentAccount.objects.all())
-    queryset = filterset.qs if filterset.is_valid() else PaymentAccount.objects.none()
-    return csv_response(queryset.order_by("-first_seen_at", "-id"), ACCOUNT_EXPORT_COLUMNS, "payment-accounts")
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    return csv_response(filterset.qs.order_by("-first_seen_at", "-id"), ACCOUNT_EXPORT_COLUMNS, "payment-accounts")
 
 
 @role_required("view_payments")

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.access import role_required
 from core.api_errors import api_error_message
-from core.exports import csv_response
+from core.exports import csv_response, refused_filters
 from core.htmx import page_or_partial
 from core.live import live_response, live_url, live_view, render_parts
 from core.pagination import paginate_keyset
@@ -112,8 +112,9 @@ def list_transactions(request):
 def export_transactions(request):
     """The filtered list as CSV (core/exports.py), newest first as on the page."""
     filterset = TransactionFilter(request.GET, queryset=Transaction.objects.all())
-    queryset = filterset.qs if filterset.is_valid() else Transaction.objects.none()
-    return csv_response(queryset.order_by("-created_upstream_at", "-id"), EXPORT_COLUMNS, "transactions")
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    return csv_response(filterset.qs.order_by("-created_upstream_at", "-id"), EXPORT_COLUMNS, "transactions")
 
 
 def _stuck_context(request, queryset, ordering, values, form, version: str) -> dict:

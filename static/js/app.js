@@ -45,6 +45,8 @@ document.addEventListener("htmx:beforeSwap", (event) => {
 // Exports (a[data-export]): fetched as a stream, so that the button can say how far it got
 // ("Preparing… 12,345 rows"), then saved under the server's file name. Without script the
 // link is a plain download.
+// A refused filter answers 400 with the list's message (role=alert), said on the button.
+class ExportRefused extends Error {}
 document.addEventListener("click", async (event) => {
   const link = event.target.closest("a[data-export]");
   if (!link || !window.fetch || !window.ReadableStream) return;
@@ -56,7 +58,11 @@ document.addEventListener("click", async (event) => {
   link.textContent = "Preparing…";
   try {
     const response = await fetch(link.href, { credentials: "same-origin" });
-    if (!response.ok) throw new Error(String(response.status));
+    if (!response.ok) {
+      const page = response.status === 400 ? new DOMParser().parseFromString(await response.text(), "text/html") : null;
+      const alert = page && page.querySelector("[role=alert]");
+      throw alert ? new ExportRefused(alert.textContent.trim()) : new Error(String(response.status));
+    }
     const reader = response.body.getReader();
     const parts = [];
     let lines = 0;
@@ -79,7 +85,7 @@ document.addEventListener("click", async (event) => {
     setTimeout(() => URL.revokeObjectURL(url), 10000);
     link.textContent = `${label} (${Math.max(lines - 1, 0).toLocaleString()} rows saved)`;
   } catch (error) {
-    link.textContent = "The export failed: try again";
+    link.textContent = error instanceof ExportRefused ? `Not exported. ${error.message}` : "The export failed: try again";
   } finally {
     link.removeAttribute("aria-busy");
     link.classList.remove("busy");

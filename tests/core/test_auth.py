@@ -50,7 +50,8 @@ def test_five_failures_lock_the_user_at_that_address_for_15_minutes(client, oper
         login(client, "operations-user", "wrong")
     locked = login(client, "operations-user", "correct horse battery")
     assert locked.status_code == 429
-    assert "locked for 15 minutes" in locked.content.decode()
+    assert "After too many wrong passwords for this account from this address" in locked.content.decode()
+    assert "locked at this address until" in locked.content.decode()
     # The same user from another address is not locked out.
     other = login(Client(), "operations-user", "correct horse battery", address="10.0.0.2")
     assert other.status_code == 302
@@ -128,3 +129,16 @@ def test_allauths_own_pages_need_a_login(client, db, name):
     response = client.get(reverse(name))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("account_login"))
+
+
+def test_a_session_ended_during_a_request_is_said_in_words(rf):
+    from django.contrib.sessions.exceptions import SessionInterrupted
+
+    from core.views import bad_request
+
+    ended = bad_request(rf.post("/staff/1/roles"), SessionInterrupted())
+    assert ended.status_code == 400
+    assert "You were signed out while this request was on its way" in ended.content.decode()
+    assert "malformed" not in ended.content.decode()
+    other = bad_request(rf.get("/"), None)
+    assert "It was malformed or too large" in other.content.decode()

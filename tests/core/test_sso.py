@@ -193,3 +193,14 @@ def test_roles_from_claims_ignore_unknown_groups_and_roles(settings):
     assert roles_from_claims({"groups": "auditor"}) == ["auditor"]
     settings.OIDC_GROUPS_CLAIM = ""
     assert roles_from_claims({"groups": ["admin"]}) is None
+
+
+def test_a_new_members_look_alike_username_is_refused(client, sso, make_staff, django_user_model):
+    """The IdP's "sso-alice" beside a member "sso-a1ice": no second, look-alike member."""
+    make_staff("admin", username="sso-a1ice")
+    response = sso_login(client)
+    assert response.status_code == 403
+    page = response.content.decode()
+    assert "looks like sso-a1ice&#x27;s" in page and "Nothing was created" in page
+    assert not django_user_model.objects.filter(username="sso-alice").exists()
+    assert client.get(reverse("home")).status_code == 302

@@ -1,4 +1,3 @@
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -24,14 +23,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, username, role, email, site, **options):
-        if get_user_model().objects.filter(username__iexact=username).exists():
-            raise CommandError(f"A staff member named {username} exists already: change them on the staff page.")
-        try:
-            get_user_model().username_validator(username)
-        except ValidationError as invalid:
-            raise CommandError(" ".join(invalid.messages)) from None
         sync_role_groups(Group, Permission)
-        member = services.add_member(actor=None, username=username, email=email, roles=role)
+        try:
+            # Normalised, and refused when taken, of mixed scripts or a look-alike (core.usernames).
+            member = services.add_member(actor=None, username=username, email=email, roles=role)
+        except ValidationError as refused:
+            raise CommandError(f"{username}: {' '.join(refused.messages)}") from None
+        username = member.get_username()
         link = services.set_password_link(site, member)
         self.stdout.write(f"Added {username} with the roles {', '.join(role) or 'none'}.")
         self.stdout.write("They choose their password here (the link works once; shown only now):")
