@@ -10,7 +10,7 @@ from core.access import staff_required
 from core.roles import roles_of
 from core.upstream import get_client
 
-from .health import broker_status, database_status, readiness
+from .health import broker_status, cache_status, database_status, readiness
 from .home import sections_for
 
 
@@ -25,10 +25,13 @@ def home(request):
 @never_cache
 @require_GET
 def healthz(request):
-    """Liveness for load balancers: 200 while the database answers, 503 when it does not."""
+    """Liveness for load balancers: 200 while the database answers, 503 when it does not. The
+    cache and the broker are reported without failing on them: a web process serves pages,
+    logins and webhooks without Redis."""
     database = database_status()
     body = {
         "database": database,
+        "cache": cache_status(),
         "broker": broker_status(),
         # The breaker's view of the Payments API: closed (answering), open (failing, calls
         # paused) or half-open (one trial call allowed). No call is made from here.

@@ -132,7 +132,7 @@ def test_production_settings_of_operations():
     result = manage("shell", "-c", script, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     cache, fallbacks, formatter = result.stdout.strip().splitlines()[-3:]
-    assert cache == "django.core.cache.backends.redis.RedisCache redis://redis.example.com:6379/0"
+    assert cache == "backoffice.cache.SharedCache redis://redis.example.com:6379/0"
     assert fallbacks == "['old-key-one', 'old-key-two']"
     assert formatter == "ProcessorFormatter"
 
