@@ -69,10 +69,13 @@ if SANDBOX_MOUNTED:
     INSTALLED_APPS += ["rest_framework", "drf_spectacular", "sandbox"]
 
 MIDDLEWARE = [
+    "core.middleware.HeadMiddleware",
     "core.metrics.RequestMetricsMiddleware",
+    "core.middleware.RequestIdMiddleware",
+    # /healthz, /readyz, /metrics: answered before the host check and the SSL redirect.
+    "backoffice.probes.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "core.middleware.RequestIdMiddleware",
     "core.middleware.RefuseNulMiddleware",
     # The unchanged answer of an open live page, before the session is read (core/live.py).
     "core.live.LivePollMiddleware",

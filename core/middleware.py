@@ -88,3 +88,32 @@ class RefuseNulMiddleware:
         if any("\x00" in value for value in values):
             raise SuspiciousOperation("A NUL character in the address or a cookie")
         return self.get_response(request)
+
+
+class HeadMiddleware:
+    """HEAD is answered as GET would be, without the body, on every URL that answers GET.
+
+    The view runs as for GET (as Django's class-based views already do), so a probe or a link
+    checker that asks with HEAD gets GET's status and headers, Content-Length included. The
+    body is dropped here, outermost: Django's runserver and test client drop it themselves,
+    but gunicorn sends what it is given, and a client keeping its connection alive would read
+    that body as the start of its next answer.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method != "HEAD":
+            return self.get_response(request)
+        request.method = "GET"
+        try:
+            response = self.get_response(request)
+        finally:
+            request.method = "HEAD"
+        if response.streaming:
+            # The file or iterator behind it is still closed with the response.
+            response.streaming_content = []
+        else:
+            response.content = b""
+        return response
