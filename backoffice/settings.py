@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "core.middleware.HeadMiddleware",
     "core.metrics.RequestMetricsMiddleware",
     "core.middleware.RequestIdMiddleware",
+    "core.middleware.AccessLogMiddleware",
     # /healthz, /readyz, /metrics: answered before the host check and the SSL redirect.
     "backoffice.probes.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",

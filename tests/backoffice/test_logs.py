@@ -121,3 +121,33 @@ def test_a_refusal_is_one_line_without_a_traceback(client, make_staff, json_line
 def test_plain_lines_by_default(settings):
     assert settings.LOGGING["formatters"]["main"] == {"format": logging_config()["formatters"]["main"]["format"]}
     assert "%(request_id)s" in settings.LOGGING["formatters"]["main"]["format"]
+
+
+def test_one_access_line_per_request_with_its_fields(client, make_staff, db, json_lines):
+    user = make_staff("auditor")
+    client.force_login(user)
+    client.get(reverse("home") + "?q=ada@example.com", HTTP_X_REQUEST_ID="access-12345678")
+    (line,) = [line for line in json_lines() if line["logger"] == "backoffice.access"]
+    assert line["method"] == "GET" and line["path"] == "/" and line["status"] == 200
+    assert line["user_id"] == user.pk
+    assert line["client"] == "127.0.0.1"
+    assert isinstance(line["duration_ms"], float)
+    assert line["request_id"] == "access-12345678"
+    assert "ada@example.com" not in json.dumps(line)  # no query string
+
+
+def test_an_answer_of_4xx_or_5xx_is_logged_under_its_request_id(client, db, json_lines):
+    """Django logs these after the middleware returned; the request on the record has the id."""
+    client.post(reverse("healthz"), HTTP_X_REQUEST_ID="refused-post-1234")  # 405
+    client.get(reverse("readyz"), HTTP_X_REQUEST_ID="not-ready-1234567")  # 503 (no sync yet)
+    lines = {line["event"].split(":")[0]: line for line in json_lines() if line["logger"] == "django.request"}
+    assert lines["Method Not Allowed (POST)"]["request_id"] == "refused-post-1234"
+    assert lines["Service Unavailable"]["request_id"] == "not-ready-1234567"
+
+
+def test_a_disallowed_host_is_one_warning_without_a_traceback(client, db, settings, json_lines):
+    settings.ALLOWED_HOSTS = ["backoffice.example.com"]
+    assert client.get("/accounts/login/", HTTP_HOST="scanner.example.net").status_code == 400
+    (line,) = [line for line in json_lines() if line["logger"] == "django.security.DisallowedHost"]
+    assert line["level"] == "warning"
+    assert "exception" not in line

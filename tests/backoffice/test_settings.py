@@ -143,3 +143,21 @@ def test_the_parallel_workers_setting_joins_the_options_of_database_url():
     result = manage("shell", "-c", script, env={"DATABASE_URL": url, "DATABASE_PARALLEL_WORKERS": "2"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "-c statement_timeout=5000 -c max_parallel_workers_per_gather=2"
+
+
+@pytest.mark.parametrize(
+    ("environ", "bind"),
+    [
+        ({}, "127.0.0.1:8000"),
+        ({"PORT": "5000"}, "0.0.0.0:5000"),  # a platform that runs the Procfile as it is
+        ({"PORT": "5000", "GUNICORN_BIND": "127.0.0.1:9000"}, "127.0.0.1:9000"),
+    ],
+)
+def test_gunicorn_binds_gunicorn_bind_else_port(monkeypatch, environ, bind):
+    from django.conf import settings
+
+    for name in ("PORT", "GUNICORN_BIND", "LOG_FORMAT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert runpy.run_path(str(settings.BASE_DIR / "gunicorn.conf.py"))["bind"] == bind

@@ -6,6 +6,7 @@ import http.client
 import json
 import os
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -22,9 +23,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def gunicorn(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("gunicorn")
+def start_gunicorn(tmp: Path) -> tuple[subprocess.Popen, int]:
     port = free_port()
     env = {
         "DEBUG": "0",
@@ -38,6 +37,8 @@ def gunicorn(tmp_path_factory):
         "WEB_CONCURRENCY": "1",
         "LOG_FORMAT": "json",
         "LOG_LEVEL": "INFO",
+        # No static files were collected for this test (the image collects them at build time).
+        "PYTHONWARNINGS": "ignore:No directory at",
         "PATH": f"{Path(PYTHON).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     process = start([str(ROOT / "deploy" / "run"), "web"], env)
@@ -51,9 +52,14 @@ def gunicorn(tmp_path_factory):
 
     wait_for(answers, timeout=30, what="gunicorn to listen")
     assert process.poll() is None, stop(process)
-    server = {"port": port, "log": ""}
-    yield server
-    server["log"] = stop(process)
+    return process, port
+
+
+@pytest.fixture(scope="module")
+def gunicorn(tmp_path_factory):
+    process, port = start_gunicorn(tmp_path_factory.mktemp("gunicorn"))
+    yield {"port": port}
+    stop(process)
 
 
 def _read_head(sock: socket.socket) -> bytes:
@@ -104,3 +110,33 @@ def test_a_kept_alive_client_reads_every_answer_after_head(gunicorn):
         if method == "GET":
             assert json.loads(body)["database"] == "ok"
     conn.close()
+
+
+def test_every_line_is_json_with_one_access_line_per_request(tmp_path):
+    process, port = start_gunicorn(tmp_path)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for method, path in (("GET", "/healthz"), ("HEAD", "/healthz"), ("POST", "/healthz")):
+            headers = {
+                "Host": "backoffice.example.com",
+                "X-Forwarded-Proto": "https",
+                "X-Request-ID": f"probe-{method}-0001",
+            }
+            conn.request(method, path, headers=headers)
+            conn.getresponse().read()
+        conn.close()
+    finally:
+        log = stop(process)
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]  # every line JSON
+    started = [line["event"] for line in lines if line["logger"] == "gunicorn.error"]
+    assert any(event.startswith("Starting gunicorn") for event in started), started
+    assert any(event.startswith("Booting worker") for event in started), started
+    access = [line for line in lines if line["logger"] == "backoffice.access"]
+    assert [(a["method"], a["path"], a["status"]) for a in access] == [
+        ("GET", "/healthz", 200),
+        ("HEAD", "/healthz", 200),
+        ("POST", "/healthz", 405),
+    ]
+    assert [a["request_id"] for a in access] == ["probe-GET-0001", "probe-HEAD-0001", "probe-POST-0001"]
+    refused = next(line for line in lines if line["logger"] == "django.request")
+    assert refused["event"].startswith("Method Not Allowed") and refused["request_id"] == "probe-POST-0001"
