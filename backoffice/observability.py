@@ -159,6 +159,9 @@ def init_sentry(*, dsn: str, environment: str, release: str | None, traces_sampl
         release=release,
         integrations=[DjangoIntegration(), CeleryIntegration()],
         send_default_pii=False,
+        # A frame's local variables hold what no masking can name: a connection string with its
+        # password (psycopg's conninfo), a session key passed as a query parameter.
+        include_local_variables=False,
         max_request_body_size="never",
         before_send=scrub_event,
         traces_sample_rate=traces_sample_rate,

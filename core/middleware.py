@@ -62,7 +62,9 @@ class AccessLogMiddleware:
         started = time.perf_counter()
         response = self.get_response(request)
         duration_ms = round((time.perf_counter() - started) * 1000, 1)
-        user = getattr(request, "user", None)
+        # The user as the request resolved it, if it did: resolving it here would read the
+        # session again, and after a failure that is a second failure of the same request.
+        user = getattr(request, "_cached_user", None)
         fields = {
             "method": request.META.get("REQUEST_METHOD", request.method),
             "path": request.path,
@@ -90,6 +92,10 @@ class IdleSessionMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         session = getattr(request, "session", None)
+        # A server error (the database away, say) leaves the session alone: touching it would
+        # fail the same request again on the way out.
+        if response.status_code >= 500:
+            return response
         if session is not None and not session.is_empty() and getattr(request, "user", None):
             now = int(time.time())
             if now - session.get("_touched", 0) >= self.TOUCH_EVERY:
