@@ -161,3 +161,21 @@ def test_gunicorn_binds_gunicorn_bind_else_port(monkeypatch, environ, bind):
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     assert runpy.run_path(str(settings.BASE_DIR / "gunicorn.conf.py"))["bind"] == bind
+
+
+def test_a_missing_prometheus_directory_is_made_not_a_crash(tmp_path):
+    missing = tmp_path / "gone" / "prometheus"
+    result = manage("check", env={"PROMETHEUS_MULTIPROC_DIR": str(missing)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert missing.is_dir()
+
+
+@pytest.mark.django_db
+def test_check_deploy_takes_a_secret_stored_by_register_webhook(settings):
+    from backoffice.checks import check_payments_api
+    from tests.factories import WebhookSecretFactory
+
+    settings.PAYMENTS_WEBHOOK_SECRET = ""
+    assert any("PAYMENTS_WEBHOOK_SECRET" in w.msg for w in check_payments_api(None))
+    WebhookSecretFactory()
+    assert not any("PAYMENTS_WEBHOOK_SECRET" in w.msg for w in check_payments_api(None))
