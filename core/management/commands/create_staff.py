@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
@@ -20,7 +21,10 @@ class Command(BaseCommand):
         )
         parser.add_argument("--email", default="", help="Where the link is e-mailed too, if EMAIL_URL is set.")
         parser.add_argument(
-            "--site", default="http://127.0.0.1:8000", help="The address staff reach the back-office at, for the link."
+            "--site",
+            default="",
+            help="The address staff reach the back-office at, for the link (default: the first of "
+            "CSRF_TRUSTED_ORIGINS, else https:// and the first of ALLOWED_HOSTS; http://127.0.0.1:8000 with DEBUG on).",
         )
 
     def handle(self, *args, username, role, email, site, **options):
@@ -30,9 +34,22 @@ class Command(BaseCommand):
             get_user_model().username_validator(username)
         except ValidationError as invalid:
             raise CommandError(" ".join(invalid.messages)) from None
+        site = site or default_site()
         sync_role_groups(Group, Permission)
         member = services.add_member(actor=None, username=username, email=email, roles=role)
         link = services.set_password_link(site, member)
         self.stdout.write(f"Added {username} with the roles {', '.join(role) or 'none'}.")
         self.stdout.write("They choose their password here (the link works once; shown only now):")
         self.stdout.write(f"  {link}")
+
+
+def default_site() -> str:
+    """Where staff reach this installation, from the settings that already name it."""
+    if settings.DEBUG:
+        return "http://127.0.0.1:8000"
+    if settings.CSRF_TRUSTED_ORIGINS:
+        return settings.CSRF_TRUSTED_ORIGINS[0].rstrip("/")
+    hosts = [host.lstrip(".") for host in settings.ALLOWED_HOSTS if host not in ("*", "")]
+    if hosts:
+        return f"https://{hosts[0]}"
+    raise CommandError("Give --site https://<the address staff use>: no setting names it.")
