@@ -38,7 +38,7 @@ def healthz(request):
         "upstream": get_client().breaker.current_state,
         "sandboxMounted": settings.SANDBOX_MOUNTED,
     }
-    return JsonResponse(body, status=200 if database == "ok" else 503)
+    return _probe_answer(body, status=200 if database == "ok" else 503)
 
 
 @never_cache
@@ -47,4 +47,13 @@ def readyz(request):
     """Readiness: the database, the broker, the worker's and beat's heartbeats, the freshness
     of each sync. 200 when all are well, else 503; the JSON says which check failed."""
     ready, checks = readiness()
-    return JsonResponse({"ready": ready, "checks": checks}, status=200 if ready else 503)
+    return _probe_answer({"ready": ready, "checks": checks}, status=200 if ready else 503)
+
+
+def _probe_answer(body: dict, *, status: int) -> JsonResponse:
+    """A 503 here is the answer to the question asked, for the monitor to act on, not a fault
+    of this request: Django would log it as an ERROR (and Sentry report it) at every probe.
+    The access line still records it."""
+    response = JsonResponse(body, status=status)
+    response._has_been_logged = True  # django.utils.log.log_response's own mark
+    return response

@@ -139,10 +139,20 @@ def test_one_access_line_per_request_with_its_fields(client, make_staff, db, jso
 def test_an_answer_of_4xx_or_5xx_is_logged_under_its_request_id(client, db, json_lines):
     """Django logs these after the middleware returned; the request on the record has the id."""
     client.post(reverse("healthz"), HTTP_X_REQUEST_ID="refused-post-1234")  # 405
-    client.get(reverse("readyz"), HTTP_X_REQUEST_ID="not-ready-1234567")  # 503 (no sync yet)
+    client.post(
+        reverse("mirror-receive-webhook"), "{}", content_type="application/json", HTTP_X_REQUEST_ID="unsigned-12345678"
+    )
     lines = {line["event"].split(":")[0]: line for line in json_lines() if line["logger"] == "django.request"}
     assert lines["Method Not Allowed (POST)"]["request_id"] == "refused-post-1234"
-    assert lines["Service Unavailable"]["request_id"] == "not-ready-1234567"
+    assert lines["Unauthorized"]["request_id"] == "unsigned-12345678"
+
+
+def test_a_probe_that_is_not_ready_is_an_answer_not_an_error(client, db, json_lines):
+    assert client.get(reverse("readyz")).status_code == 503  # no sync ran yet
+    lines = json_lines()
+    assert not [line for line in lines if line["level"] in ("error", "critical")], lines
+    (access,) = [line for line in lines if line["logger"] == "backoffice.access"]
+    assert access["status"] == 503
 
 
 def test_a_disallowed_host_is_one_warning_without_a_traceback(client, db, settings, json_lines):
