@@ -40,37 +40,11 @@ from pathlib import Path
 
 from _setup import PG, ROOT, _drop, _psql
 
+# The customer, bank account and wallet of the transactions workspace's tests.
+from tests.payments.transactions_helpers import BANK, KYC, WALLET
+
 PYTHON = sys.executable
 SECRET = "whsec_" + "ZHJpbGwtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ=="
-KYC = {
-    "legalFirstName": "Ada",
-    "legalLastName": "Lovelace",
-    "phoneNumber": "+12025550123",
-    "dateOfBirth": "1990-12-10",
-    "nationalIdType": "ssn",
-    "nationalIdNumber": "123-45-6789",
-    "nationalIdIssuingCountry": "US",
-    "nationality": "US",
-}
-BANK = {
-    "paymentAccountType": "EXTERNAL_BANK_ACCOUNT",
-    "nickname": "Checking",
-    "externalBankAccount": {
-        "bankAccountType": "CHECKING",
-        "bankAccountOwnerName": "Ada Lovelace",
-        "bankAccountOwnerEmail": "ada@example.com",
-        "bankName": "First Test Bank",
-        "bankAccountCurrency": "USD",
-        "bankAccountPaymentMethod": "ACH",
-        "bankAccountNumber": "000123456789",
-        "bankRoutingNumber": "021000021",
-    },
-}
-WALLET = {
-    "paymentAccountType": "EXTERNAL_CRYPTO_WALLET",
-    "nickname": "Base wallet",
-    "externalCryptoWallet": {"currency": "USDC", "address": {"address": "0x" + "ab" * 20, "chain": "BASE"}},
-}
 
 
 def free_port() -> int:

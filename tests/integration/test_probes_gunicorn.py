@@ -12,15 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import PYTHON, ROOT, start, stop, wait_for
+from .conftest import PYTHON, ROOT, free_port, start, stop, wait_for
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_gunicorn(tmp: Path) -> tuple[subprocess.Popen, int]:

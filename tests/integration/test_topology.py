@@ -13,7 +13,6 @@ worker's log lines, and every process is stopped at the end, whole."""
 
 import json
 import os
-import socket
 import subprocess
 import uuid
 from pathlib import Path
@@ -27,7 +26,7 @@ from mirror.models import SyncRun, WebhookEvent, WebhookSecret
 from sandbox.auth import create_key
 from tests.webhooks import signed
 
-from .conftest import PYTHON, ROOT, database_url, requires_services, start, stop, wait_for
+from .conftest import PYTHON, ROOT, database_url, free_port, requires_services, start, stop, wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), requires_services]
 
@@ -56,12 +55,6 @@ KYC = {
         }
     ],
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def healthy(url: str) -> bool:
