@@ -321,9 +321,8 @@ CACHES = {
 }
 CACHES["default"].setdefault("KEY_PREFIX", "backoffice")
 # Nothing a page, a login or a webhook needs lives only in this cache: with Redis away a read
-# misses and a write is dropped within a second, instead of a 500 (backoffice/cache.py,
-# docs/operations.md "Redis").
-# /healthz and /readyz say that the cache is unavailable.
+# misses and a write is dropped within a second, instead of a 500, and /healthz and /readyz say
+# the cache is unavailable (backoffice/cache.py, docs/operations.md "Redis").
 REDIS_CACHE_OPTIONS = {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1}
 if CACHES["default"]["BACKEND"] == "django_redis.cache.RedisCache":
     CACHES["default"]["BACKEND"] = "backoffice.cache.SharedCache"
