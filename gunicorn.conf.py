@@ -41,8 +41,10 @@ if os.environ.get("LOG_FORMAT") == "json":
     from backoffice.observability import logging_config
 
     logconfig_dict = logging_config(fmt="json", level=os.environ.get("LOG_LEVEL", "INFO"))
-    for _name in ("gunicorn.error", "gunicorn.access"):
-        logconfig_dict["loggers"][_name] = {"handlers": ["console"], "propagate": False}
+    logconfig_dict["loggers"]["gunicorn.error"] = {"handlers": ["console"], "propagate": False}
+    # The application writes the access line (backoffice.access, with the request id and user):
+    # gunicorn's own, which a logging configuration switches on, would double it.
+    logconfig_dict["loggers"]["gunicorn.access"] = {"handlers": ["console"], "level": "WARNING", "propagate": False}
 
 # Imported here, in the master as it starts: child_exit runs in the master's SIGCHLD handler,
 # and an import there can be interrupted by the next worker's exit, which then finds the

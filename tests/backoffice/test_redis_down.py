@@ -35,14 +35,15 @@ def redis_away(settings, monkeypatch):
         "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "redis-away"},
     }
     settings.CELERY_TASK_ALWAYS_EAGER = False
+    # Celery takes CELERY_BROKER_URL from the environment before its configuration.
+    monkeypatch.setenv("CELERY_BROKER_URL", url)
     previous = app.conf.broker_url, app.conf.task_always_eager
     app.conf.broker_url, app.conf.task_always_eager = url, False
-    # Connection pools made for the real broker are set aside; the ones made here are closed.
+    # The app's connection pools for the real broker are set aside (kombu keeps one per broker
+    # address, shared by the whole process: never closed here) and come back afterwards.
     monkeypatch.setattr(app, "_pool", None)
     monkeypatch.setattr(app.amqp, "_producer_pool", None)
     yield url
-    if app._pool is not None:
-        app._pool.force_close_all()
     app.conf.broker_url, app.conf.task_always_eager = previous
 
 

@@ -125,6 +125,7 @@ def test_every_line_is_json_with_one_access_line_per_request(tmp_path):
     started = [line["event"] for line in lines if line["logger"] == "gunicorn.error"]
     assert any(event.startswith("Starting gunicorn") for event in started), started
     assert any(event.startswith("Booting worker") for event in started), started
+    assert not [line for line in lines if line["logger"] == "gunicorn.access"]  # ours only, not twice
     access = [line for line in lines if line["logger"] == "backoffice.access"]
     assert [(a["method"], a["path"], a["status"]) for a in access] == [
         ("GET", "/healthz", 200),
