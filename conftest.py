@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 from celery._state import _set_task_join_will_block
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connections
 
 from backoffice.celery import app as celery_app
@@ -87,8 +87,12 @@ def _empty_cache(settings):
     """Nothing cached leaks from one test into the next (the upstream banner, counts). Each
     test has a cache of its own process even where a broker makes Redis the shared cache:
     clearing that would empty the broker's database under a running worker."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    cache.clear()
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"},
+    }
+    for alias in settings.CACHES:
+        caches[alias].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -15,13 +15,18 @@ starts in, so `gunicorn backoffice.wsgi` needs nothing more (flags on the comman
   balancer) reuses its connection instead of a TCP handshake and an accept per request.
 
 The measurements behind each choice are in docs/benchmarks.md ("Load", fifth series).
-WEB_CONCURRENCY sets the number of processes, GUNICORN_THREADS the threads of each.
+WEB_CONCURRENCY sets the number of processes, GUNICORN_THREADS the threads of each; GUNICORN_BIND
+(or PORT) the address. With LOG_FORMAT=json gunicorn's own lines are JSON too.
 """
 
 import os
 from urllib.parse import urlsplit
 
-bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+# GUNICORN_BIND, else the PORT a platform that runs Procfiles gives (on every interface, as it
+# expects), else loopback for a run by hand.
+bind = os.environ.get("GUNICORN_BIND") or (
+    f"0.0.0.0:{os.environ['PORT']}" if os.environ.get("PORT") else "127.0.0.1:8000"
+)
 workers = int(os.environ.get("WEB_CONCURRENCY", 6 * (os.cpu_count() or 1)))
 worker_class = "gthread"
 api = os.environ.get("PAYMENTS_API_BASE_URL")
@@ -30,6 +35,16 @@ threads = int(os.environ.get("GUNICORN_THREADS", 4 if calls_itself else 1))
 keepalive = 5
 timeout = 30
 
+
+if os.environ.get("LOG_FORMAT") == "json":
+    # gunicorn's own lines (its start, workers booting and exiting) as JSON like the application's.
+    from backoffice.observability import logging_config
+
+    logconfig_dict = logging_config(fmt="json", level=os.environ.get("LOG_LEVEL", "INFO"))
+    logconfig_dict["loggers"]["gunicorn.error"] = {"handlers": ["console"], "propagate": False}
+    # The application writes the access line (backoffice.access, with the request id and user):
+    # gunicorn's own, which a logging configuration switches on, would double it.
+    logconfig_dict["loggers"]["gunicorn.access"] = {"handlers": ["console"], "level": "WARNING", "propagate": False}
 
 # Imported here, in the master as it starts: child_exit runs in the master's SIGCHLD handler,
 # and an import there can be interrupted by the next worker's exit, which then finds the

@@ -1,5 +1,8 @@
-"""What /healthz and /readyz report: the database, the broker, the heartbeats of the Celery
-worker and beat, and how fresh each sync of the mirror is.
+"""What /healthz and /readyz report: the database, the shared cache, the broker, the heartbeats
+of the Celery worker and beat, and how fresh each sync of the mirror is.
+
+The database and the cache are probed by django-health-check's checks; the broker, the
+heartbeats and the syncs are the project's own (docs/operations.md says why).
 
 Heartbeats: beat queues `backoffice.heartbeat` every HEARTBEAT_SECONDS and notes, as it
 sends it, that beat is alive; a worker that runs it notes that the workers are consuming.
@@ -7,12 +10,15 @@ Both notes live in the shared cache (Redis when a broker is configured), so ever
 process sees them. docs/operations.md says what each failing check means and what to do.
 """
 
+import asyncio
+import inspect
 import time
 
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from health_check.base import HealthCheck
+from health_check.checks import Cache, Database
 
 HEARTBEAT_TASK = "backoffice.heartbeat"
 SYNC_KINDS = ("customers", "payment-accounts", "transactions")
@@ -39,13 +45,28 @@ def beat_published(sender=None, **kwargs):
         mark_heartbeat("beat")
 
 
-def database_status() -> str:
+def _probe(check: HealthCheck) -> str:
+    """'ok', or 'unavailable' when the check failed. A check that runs synchronously (the
+    database's) runs in the request's thread, on its connection: the library's own runner would
+    open a connection in a thread of its own for every probe."""
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-        return "ok"
-    except Exception:  # any driver error means the same thing here
+        if inspect.iscoroutinefunction(check.run):
+            asyncio.run(check.run())
+        else:
+            check.run()
+    except Exception:  # HealthCheckException, or whatever the backend raised: the same answer
         return "unavailable"
+    return "ok"
+
+
+def database_status() -> str:
+    return _probe(Database())
+
+
+def cache_status() -> str:
+    """The shared cache (Redis with a broker): a miss there is not an error for a page, so
+    only this probe tells that it is away."""
+    return _probe(Cache())
 
 
 def broker_status() -> str:
@@ -67,10 +88,13 @@ def _age_check(age: float | None, limit: float) -> dict:
     return {"status": "ok" if age <= limit else "stale", "ageSeconds": round(age)}
 
 
-def heartbeat_checks() -> dict:
+def heartbeat_checks(cache_state: str = "ok") -> dict:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         # No broker: tasks run in the web process (and runserver's ticker runs the schedule).
         return {"worker": {"status": "eager"}, "beat": {"status": "eager"}}
+    if cache_state != "ok":
+        # The heartbeats live in the cache: nothing can be said of them.
+        return {"worker": {"status": "unknown"}, "beat": {"status": "unknown"}}
     limit = settings.HEARTBEAT_STALE_SECONDS
     return {process: _age_check(heartbeat_age(process), limit) for process in ("worker", "beat")}
 
@@ -88,13 +112,18 @@ def sync_ages() -> dict[str, float | None]:
 
 def readiness() -> tuple[bool, dict]:
     """Every check as {"status": ...}; ready when all are "ok" (or "eager" without a broker)."""
-    checks: dict = {"database": {"status": database_status()}, "broker": {"status": broker_status()}}
-    checks.update(heartbeat_checks())
+    checks: dict = {
+        "database": {"status": database_status()},
+        "cache": {"status": cache_status()},
+        "broker": {"status": broker_status()},
+    }
+    checks.update(heartbeat_checks(checks["cache"]["status"]))
     if checks["database"]["status"] == "ok":
         limit = settings.SYNC_STALE_SECONDS
         checks["sync"] = {kind: _age_check(age, limit) for kind, age in sync_ages().items()}
         sync_ok = all(check["status"] == "ok" for check in checks["sync"].values())
     else:
         checks["sync"], sync_ok = {"status": "unknown"}, False
-    ready = sync_ok and all(checks[name]["status"] in OK_STATES for name in ("database", "broker", "worker", "beat"))
+    named = ("database", "cache", "broker", "worker", "beat")
+    ready = sync_ok and all(checks[name]["status"] in OK_STATES for name in named)
     return ready, checks

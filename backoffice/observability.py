@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 
 from core.metrics import TASK_FAILURES, TASK_SECONDS
-from core.middleware import current_request_id, set_request_id
+from core.middleware import ACCESS_FIELDS, current_request_id, set_request_id
 
 PLAIN_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 
@@ -40,6 +40,8 @@ def logging_config(*, fmt: str = "plain", level: str = "INFO") -> dict:
                 structlog.stdlib.add_log_level,
                 structlog.stdlib.add_logger_name,
                 _request_id,
+                # The access line's fields as fields of their own (core.middleware.AccessLogMiddleware).
+                structlog.stdlib.ExtraAdder(allow=ACCESS_FIELDS),
             ],
             "processors": [
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
@@ -55,6 +57,7 @@ def logging_config(*, fmt: str = "plain", level: str = "INFO") -> dict:
         "filters": {
             "request_id": {"()": "core.middleware.RequestIdLogFilter"},
             "refusals": {"()": "backoffice.observability.RefusalFilter"},
+            "expected": {"()": "backoffice.observability.ExpectedConditionFilter"},
         },
         "formatters": {"main": formatter},
         "handlers": {
@@ -69,6 +72,8 @@ def logging_config(*, fmt: str = "plain", level: str = "INFO") -> dict:
             "django": {"level": level},  # Django's own default is INFO whatever the root's
             "django.db.backends": {"level": "INFO"},
             "axes": {"level": "WARNING"},
+            # A request for a host not in ALLOWED_HOSTS (a scanner, a probe by IP): a warning.
+            "django.security.DisallowedHost": {"filters": ["expected"]},
             # runserver's request lines: the same handler, so they are JSON too when asked;
             # with LOG_LEVEL=WARNING (make run) only its 4xx and 5xx.
             "django.server": {"handlers": ["console"], "level": level, "propagate": False},
@@ -85,6 +90,18 @@ class RefusalFilter(logging.Filter):
         if record.name == "django.request" and status is not None and status < 500 and record.exc_info:
             record.exc_info = None
             record.exc_text = None
+        return True
+
+
+class ExpectedConditionFilter(logging.Filter):
+    """On a logger whose ERRORs are routine conditions rather than faults (Django's
+    DisallowedHost): one WARNING line, without a traceback, and so no error report either
+    (Sentry's logging integration reads the record after logger filters)."""
+
+    def filter(self, record):
+        if record.levelno > logging.WARNING:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info = record.exc_text = None
         return True
 
 
@@ -142,6 +159,9 @@ def init_sentry(*, dsn: str, environment: str, release: str | None, traces_sampl
         release=release,
         integrations=[DjangoIntegration(), CeleryIntegration()],
         send_default_pii=False,
+        # A frame's local variables hold what no masking can name: a connection string with its
+        # password (psycopg's conninfo), a session key passed as a query parameter.
+        include_local_variables=False,
         max_request_body_size="never",
         before_send=scrub_event,
         traces_sample_rate=traces_sample_rate,

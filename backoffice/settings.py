@@ -70,10 +70,14 @@ if SANDBOX_MOUNTED:
     INSTALLED_APPS += ["rest_framework", "drf_spectacular", "sandbox"]
 
 MIDDLEWARE = [
+    "core.middleware.HeadMiddleware",
     "core.metrics.RequestMetricsMiddleware",
+    "core.middleware.RequestIdMiddleware",
+    "core.middleware.AccessLogMiddleware",
+    # /healthz, /readyz, /metrics: answered before the host check and the SSL redirect.
+    "backoffice.probes.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "core.middleware.RequestIdMiddleware",
     "core.middleware.RefuseNulMiddleware",
     # The unchanged answer of an open live page, before the session is read (core/live.py).
     "core.live.LivePollMiddleware",
@@ -332,6 +336,15 @@ CACHES = {
     )
 }
 CACHES["default"].setdefault("KEY_PREFIX", "backoffice")
+# Nothing a page, a login or a webhook needs lives only in this cache: with Redis away a read
+# misses and a write is dropped within a second, instead of a 500, and /healthz and /readyz say
+# the cache is unavailable (backoffice/cache.py, docs/operations.md "Redis").
+REDIS_CACHE_OPTIONS = {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1}
+if CACHES["default"]["BACKEND"] == "django_redis.cache.RedisCache":
+    CACHES["default"]["BACKEND"] = "backoffice.cache.SharedCache"
+    CACHES["default"].setdefault("OPTIONS", {}).update(REDIS_CACHE_OPTIONS)
+# What one process keeps for itself (the webhook signing secrets): never on the network.
+CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
 # Readiness (/readyz): beat queues a heartbeat task every HEARTBEAT_SECONDS; worker and beat
 # are stale past HEARTBEAT_STALE_SECONDS, each sync kind past SYNC_STALE_SECONDS.
 HEARTBEAT_SECONDS = env.int("HEARTBEAT_SECONDS", default=30)

@@ -10,7 +10,7 @@ from core.access import staff_required
 from core.roles import roles_of
 from core.upstream import get_client
 
-from .health import broker_status, database_status, readiness
+from .health import broker_status, cache_status, database_status, readiness
 from .home import sections_for
 
 
@@ -25,17 +25,20 @@ def home(request):
 @never_cache
 @require_GET
 def healthz(request):
-    """Liveness for load balancers: 200 while the database answers, 503 when it does not."""
+    """Liveness for load balancers: 200 while the database answers, 503 when it does not. The
+    cache and the broker are reported without failing on them: a web process serves pages,
+    logins and webhooks without Redis."""
     database = database_status()
     body = {
         "database": database,
+        "cache": cache_status(),
         "broker": broker_status(),
         # The breaker's view of the Payments API: closed (answering), open (failing, calls
         # paused) or half-open (one trial call allowed). No call is made from here.
         "upstream": get_client().breaker.current_state,
         "sandboxMounted": settings.SANDBOX_MOUNTED,
     }
-    return JsonResponse(body, status=200 if database == "ok" else 503)
+    return _probe_answer(body, status=200 if database == "ok" else 503)
 
 
 @never_cache
@@ -44,4 +47,13 @@ def readyz(request):
     """Readiness: the database, the broker, the worker's and beat's heartbeats, the freshness
     of each sync. 200 when all are well, else 503; the JSON says which check failed."""
     ready, checks = readiness()
-    return JsonResponse({"ready": ready, "checks": checks}, status=200 if ready else 503)
+    return _probe_answer({"ready": ready, "checks": checks}, status=200 if ready else 503)
+
+
+def _probe_answer(body: dict, *, status: int) -> JsonResponse:
+    """A 503 here is the answer to the question asked, for the monitor to act on, not a fault
+    of this request: Django would log it as an ERROR (and Sentry report it) at every probe.
+    The access line still records it."""
+    response = JsonResponse(body, status=status)
+    response._has_been_logged = True  # django.utils.log.log_response's own mark
+    return response

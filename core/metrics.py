@@ -16,6 +16,21 @@ import time
 import pybreaker
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 
+
+def _shared_directory() -> None:
+    """PROMETHEUS_MULTIPROC_DIR exported but missing (a shell that kept the variable, a fresh
+    container whose tmpfs is empty) would make every process that imports this module fail,
+    `manage.py` commands included: the directory is made as deploy/run makes it."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as exc:
+            raise RuntimeError(f"PROMETHEUS_MULTIPROC_DIR={directory} cannot be made: {exc}") from exc
+
+
+_shared_directory()
+
 REQUEST_SECONDS = Histogram(
     "backoffice_request_seconds",
     "Time to answer a request, by view (URL name), method and status class.",

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import httpx
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
+from django.db import connections
 
 from paymentsapi import PaymentsApiClient, make_breaker
 
@@ -123,11 +124,38 @@ def lookup_client() -> PaymentsApiClient:
     return get_client().with_options(timeout=RECONCILE_TIMEOUT, max_retries=0)
 
 
+class InProcessTransport(httpx.WSGITransport):
+    """Requests through WSGI into this project, in the caller's thread and so on its database
+    connections. A WSGI request ends with Django's close_old_connections, which would close
+    the caller's connection under an open cursor (a sync's iterator) or mid-transaction: the
+    caller owns its connections, so they are left open while the request runs."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        kept = [
+            conn for conn in connections.all(initialized_only=True) if "close_if_unusable_or_obsolete" not in vars(conn)
+        ]
+        for conn in kept:
+            conn.close_if_unusable_or_obsolete = _keep_open
+        try:
+            response = super().handle_request(request)
+            # The request ends (request_finished) when its body is closed: here, not later.
+            response.read()
+            response.close()
+            return response
+        finally:
+            for conn in kept:
+                del conn.close_if_unusable_or_obsolete
+
+
+def _keep_open() -> None:
+    pass
+
+
 @functools.lru_cache(maxsize=4)
 def _shared_client(
     base_url: str, api_key: str, timeout: float, max_retries: int | None, in_process: bool
 ) -> PaymentsApiClient:
     # The arguments are the cache key: other settings (a test's, say) make another client.
     if in_process:
-        return client_from_settings(transport=httpx.WSGITransport(app=get_wsgi_application()))
+        return client_from_settings(transport=InProcessTransport(app=get_wsgi_application()))
     return client_from_settings()

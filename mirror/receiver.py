@@ -13,12 +13,13 @@ import logging
 import re
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connection
 from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
+from kombu.exceptions import OperationalError as KombuOperationalError
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from core.middleware import current_request_id, set_request_id
@@ -49,6 +50,9 @@ class AfterResponse(JsonResponse):
             for callback in self._after:
                 try:
                     callback()
+                except KombuOperationalError as exc:
+                    # The broker is away: expected during an outage, and the event is stored.
+                    log.warning("The broker is unreachable; the inbox sweep will process the event: %s", exc)
                 except Exception:  # the sweep retries whatever did not start here
                     log.exception("Could not start the processing of a webhook event")
         finally:
@@ -60,11 +64,13 @@ SECRETS_CACHE = "webhooks:secrets"
 
 def _secrets(*, fresh: bool = False) -> list[str]:
     """The secrets that may sign an event: the setting's, then the registered endpoints'
-    (newest first). Kept a minute in this process's cache; read again before refusing."""
-    stored = None if fresh else cache.get(SECRETS_CACHE)
+    (newest first). Kept a minute in this process's memory (the "local" cache), never in the
+    shared one: secrets stay off the network, and a delivery is stored with Redis away."""
+    local = caches["local"]
+    stored = None if fresh else local.get(SECRETS_CACHE)
     if stored is None:
         stored = list(WebhookSecret.objects.order_by("-created_at").values_list("secret", flat=True))
-        cache.set(SECRETS_CACHE, stored, timeout=60)
+        local.set(SECRETS_CACHE, stored, timeout=60)
     return ([settings.PAYMENTS_WEBHOOK_SECRET] if settings.PAYMENTS_WEBHOOK_SECRET else []) + stored
 
 

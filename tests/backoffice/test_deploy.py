@@ -55,8 +55,8 @@ def test_the_entrypoint_runs_the_procfile_line(name, stub_path, tmp_path):
     expected = {
         "release": "python manage.py migrate --noinput --extra",
         "web": "gunicorn backoffice.wsgi --extra",
-        "worker": "celery -A backoffice worker --loglevel WARNING --concurrency 2 --extra",
-        "beat": "celery -A backoffice beat --loglevel WARNING --schedule /tmp/celerybeat-schedule --extra",
+        "worker": "celery -A backoffice --quiet worker --loglevel WARNING --concurrency 2 --extra",
+        "beat": "celery -A backoffice --quiet beat --loglevel WARNING --schedule /tmp/celerybeat-schedule --extra",
     }
     assert ran.stdout.strip() == expected[name]
     assert (tmp_path / "prom" / name).is_dir()  # each kind of process its own, emptied at start

@@ -2,6 +2,8 @@ from unittest import mock
 
 from django.urls import reverse
 
+from tests.backoffice.outages import database_down
+
 
 def test_healthz_reports_database_and_broker(client, db, settings):
     response = client.get(reverse("healthz"))
@@ -24,7 +26,7 @@ def test_healthz_reports_an_open_circuit_to_the_upstream(client, db):
 
 
 def test_healthz_is_503_when_the_database_is_down(client, db):
-    with mock.patch("backoffice.health.connection.cursor", side_effect=OSError("connection refused")):
+    with database_down():
         response = client.get(reverse("healthz"))
     assert response.status_code == 503
     assert response.json()["database"] == "unavailable"

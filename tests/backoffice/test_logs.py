@@ -121,3 +121,43 @@ def test_a_refusal_is_one_line_without_a_traceback(client, make_staff, json_line
 def test_plain_lines_by_default(settings):
     assert settings.LOGGING["formatters"]["main"] == {"format": logging_config()["formatters"]["main"]["format"]}
     assert "%(request_id)s" in settings.LOGGING["formatters"]["main"]["format"]
+
+
+def test_one_access_line_per_request_with_its_fields(client, make_staff, db, json_lines):
+    user = make_staff("auditor")
+    client.force_login(user)
+    client.get(reverse("home") + "?q=ada@example.com", HTTP_X_REQUEST_ID="access-12345678")
+    (line,) = [line for line in json_lines() if line["logger"] == "backoffice.access"]
+    assert line["method"] == "GET" and line["path"] == "/" and line["status"] == 200
+    assert line["user_id"] == user.pk
+    assert line["client"] == "127.0.0.1"
+    assert isinstance(line["duration_ms"], float)
+    assert line["request_id"] == "access-12345678"
+    assert "ada@example.com" not in json.dumps(line)  # no query string
+
+
+def test_an_answer_of_4xx_or_5xx_is_logged_under_its_request_id(client, db, json_lines):
+    """Django logs these after the middleware returned; the request on the record has the id."""
+    client.post(reverse("healthz"), HTTP_X_REQUEST_ID="refused-post-1234")  # 405
+    client.post(
+        reverse("mirror-receive-webhook"), "{}", content_type="application/json", HTTP_X_REQUEST_ID="unsigned-12345678"
+    )
+    lines = {line["event"].split(":")[0]: line for line in json_lines() if line["logger"] == "django.request"}
+    assert lines["Method Not Allowed (POST)"]["request_id"] == "refused-post-1234"
+    assert lines["Unauthorized"]["request_id"] == "unsigned-12345678"
+
+
+def test_a_probe_that_is_not_ready_is_an_answer_not_an_error(client, db, json_lines):
+    assert client.get(reverse("readyz")).status_code == 503  # no sync ran yet
+    lines = json_lines()
+    assert not [line for line in lines if line["level"] in ("error", "critical")], lines
+    (access,) = [line for line in lines if line["logger"] == "backoffice.access"]
+    assert access["status"] == 503
+
+
+def test_a_disallowed_host_is_one_warning_without_a_traceback(client, db, settings, json_lines):
+    settings.ALLOWED_HOSTS = ["backoffice.example.com"]
+    assert client.get("/accounts/login/", HTTP_HOST="scanner.example.net").status_code == 400
+    (line,) = [line for line in json_lines() if line["logger"] == "django.security.DisallowedHost"]
+    assert line["level"] == "warning"
+    assert "exception" not in line

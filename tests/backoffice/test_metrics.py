@@ -11,8 +11,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from backoffice.celery import app
 from backoffice.health import mark_heartbeat
+from core.locks import hold_lock
 from core.metrics import operation
 from core.upstream import client_from_settings
+from mirror.tasks import SKIPPED, refresh_transactions, sync_mirror
 from paymentsapi import PaymentsApiError
 from tests.factories import SyncRunFactory, WebhookEventFactory
 
@@ -117,3 +119,13 @@ def test_task_runtimes_and_failures(client, token):
     samples = scrape(client)
     assert samples[("backoffice_task_seconds_count", (("task", "tests.metrics_runs"),))] >= 1
     assert samples[("backoffice_task_failures_total", (("task", "tests.metrics_fails"),))] >= 1
+
+
+@pytest.mark.parametrize("task", [sync_mirror, refresh_transactions])
+def test_a_sync_that_finds_another_running_is_skipped_not_failed(client, token, task):
+    name = ("backoffice_task_failures_total", (("task", task.name),))
+    before = scrape(client).get(name, 0)
+    with hold_lock("mirror-sync", ttl=dt.timedelta(minutes=1)):
+        result = task.apply(throw=False)
+    assert result.successful() and result.result == SKIPPED
+    assert scrape(client).get(name, 0) == before

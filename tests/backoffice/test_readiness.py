@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from backoffice.health import HEARTBEAT_TASK, SYNC_KINDS, beat_published, mark_heartbeat
 from backoffice.tasks import heartbeat
+from tests.backoffice.outages import database_down
 from tests.factories import SyncRunFactory
 
 pytestmark = pytest.mark.django_db
@@ -92,7 +93,7 @@ def test_stale_sync_then_a_fresh_one(client, production_like, settings):
 
 
 def test_database_down_is_not_ready(client, production_like):
-    with mock.patch("backoffice.health.connection.cursor", side_effect=OSError("connection refused")):
+    with database_down():
         status, body = readyz(client)
     assert status == 503
     assert body["checks"]["database"]["status"] == "unavailable"

@@ -62,3 +62,38 @@ def test_scrub_drops_request_bodies_and_cookies():
     assert "data" not in scrubbed["request"] and "cookies" not in scrubbed["request"]
     assert scrubbed["request"]["headers"] == {"Authorization": MASK, "User-Agent": "curl"}
     assert scrubbed["exception"]["values"][0]["stacktrace"]["frames"][0]["vars"] == {"api_key": MASK, "n": "3"}
+
+
+def test_routine_conditions_are_not_reported(sentry, client, db, settings):
+    """A request for a host not in ALLOWED_HOSTS (a scanner, a probe by IP) and a sync that
+    finds another running are expected: no event."""
+    import datetime as dt
+
+    from core.locks import hold_lock
+    from mirror.tasks import SKIPPED, sync_mirror
+
+    settings.ALLOWED_HOSTS = ["backoffice.example.com"]
+    assert client.get("/accounts/login/", HTTP_HOST="203.0.113.9").status_code == 400
+    with hold_lock("mirror-sync", ttl=dt.timedelta(minutes=1)):
+        assert sync_mirror.apply(throw=False).result == SKIPPED
+    sentry_sdk.flush()
+    assert sentry == []
+
+
+def test_local_variables_are_never_sent(sentry):
+    assert sentry_sdk.get_client().options["include_local_variables"] is False
+
+    import uuid
+
+    password = uuid.uuid4().hex  # made at run time: not in the source lines Sentry sends
+
+    def fails(conninfo):
+        raise RuntimeError("no")
+
+    try:
+        fails(f"host=db password={password}")
+    except RuntimeError:
+        sentry_sdk.capture_exception()
+    sentry_sdk.flush()
+    (event,) = sentry
+    assert password not in str(event)

@@ -47,8 +47,10 @@ def test_check_deploy_warns_about_a_mounted_sandbox():
 
 
 @pytest.mark.parametrize("name", ["PAYMENTS_API_KEY", "PAYMENTS_WEBHOOK_SECRET"])
-def test_check_deploy_warns_about_a_missing_secret(name):
+def test_check_deploy_warns_about_a_missing_secret(name, tmp_path):
     env = {k: v for k, v in PRODUCTION.items() if k != name}
+    # A database of its own: a developer's may hold a secret stored by register_webhook.
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
     result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
     assert result.returncode != 0
     assert f"{name} is not set" in result.stderr
@@ -132,7 +134,7 @@ def test_production_settings_of_operations():
     result = manage("shell", "-c", script, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     cache, fallbacks, formatter = result.stdout.strip().splitlines()[-3:]
-    assert cache == "django.core.cache.backends.redis.RedisCache redis://redis.example.com:6379/0"
+    assert cache == "backoffice.cache.SharedCache redis://redis.example.com:6379/0"
     assert fallbacks == "['old-key-one', 'old-key-two']"
     assert formatter == "ProcessorFormatter"
 
@@ -143,3 +145,39 @@ def test_the_parallel_workers_setting_joins_the_options_of_database_url():
     result = manage("shell", "-c", script, env={"DATABASE_URL": url, "DATABASE_PARALLEL_WORKERS": "2"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "-c statement_timeout=5000 -c max_parallel_workers_per_gather=2"
+
+
+@pytest.mark.parametrize(
+    ("environ", "bind"),
+    [
+        ({}, "127.0.0.1:8000"),
+        ({"PORT": "5000"}, "0.0.0.0:5000"),  # a platform that runs the Procfile as it is
+        ({"PORT": "5000", "GUNICORN_BIND": "127.0.0.1:9000"}, "127.0.0.1:9000"),
+    ],
+)
+def test_gunicorn_binds_gunicorn_bind_else_port(monkeypatch, environ, bind):
+    from django.conf import settings
+
+    for name in ("PORT", "GUNICORN_BIND", "LOG_FORMAT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert runpy.run_path(str(settings.BASE_DIR / "gunicorn.conf.py"))["bind"] == bind
+
+
+def test_a_missing_prometheus_directory_is_made_not_a_crash(tmp_path):
+    missing = tmp_path / "gone" / "prometheus"
+    result = manage("check", env={"PROMETHEUS_MULTIPROC_DIR": str(missing)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert missing.is_dir()
+
+
+@pytest.mark.django_db
+def test_check_deploy_takes_a_secret_stored_by_register_webhook(settings):
+    from backoffice.checks import check_payments_api
+    from tests.factories import WebhookSecretFactory
+
+    settings.PAYMENTS_WEBHOOK_SECRET = ""
+    assert any("PAYMENTS_WEBHOOK_SECRET" in w.msg for w in check_payments_api(None))
+    WebhookSecretFactory()
+    assert not any("PAYMENTS_WEBHOOK_SECRET" in w.msg for w in check_payments_api(None))

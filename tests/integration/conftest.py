@@ -17,6 +17,12 @@ def answers(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def services_available() -> bool:
     return (
         bool(os.environ.get("CELERY_BROKER_URL"))

@@ -13,7 +13,6 @@ worker's log lines, and every process is stopped at the end, whole."""
 
 import json
 import os
-import socket
 import subprocess
 import uuid
 from pathlib import Path
@@ -27,7 +26,7 @@ from mirror.models import SyncRun, WebhookEvent, WebhookSecret
 from sandbox.auth import create_key
 from tests.webhooks import signed
 
-from .conftest import PYTHON, ROOT, database_url, requires_services, start, stop, wait_for
+from .conftest import PYTHON, ROOT, database_url, free_port, requires_services, start, stop, wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True), requires_services]
 
@@ -56,12 +55,6 @@ KYC = {
         }
     ],
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def healthy(url: str) -> bool:
@@ -94,6 +87,8 @@ def test_gunicorn_worker_and_beat_carry_a_sandbox_change_to_the_mirror(tmp_path)
         "TRANSACTION_REFRESH_SECONDS": "5",
         "LOG_LEVEL": "INFO",
         "LOG_FORMAT": "json",
+        # No static files were collected for this test (the image collects them at build time).
+        "PYTHONWARNINGS": "ignore:No directory at",
         "DJANGO_ALLOW_ASYNC_UNSAFE": "",
         # The Procfile's commands find this virtualenv's gunicorn and celery first.
         "PATH": f"{Path(PYTHON).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -221,9 +216,12 @@ def test_gunicorn_worker_and_beat_carry_a_sandbox_change_to_the_mirror(tmp_path)
     for name, log in logs.items():
         assert "Traceback" not in log, f"{name} logged a traceback:\n{log[-4000:]}"
     assert "Booting worker" in logs["web"]
-    assert "process_webhook_event" in logs["worker"]
+    assert "mirror.tasks.drain_webhook_inbox" in logs["worker"]
+    # Every line of gunicorn is JSON, its own included; Celery prints no banner (--quiet).
+    assert all(line.startswith("{") for line in logs["web"].splitlines() if line.strip()), logs["web"][-3000:]
+    assert "[tasks]" not in logs["worker"] and "celery beat v" not in logs["beat"]
     assert "Sending due task refresh-transactions" in logs["beat"]
-    # The application's lines are JSON (gunicorn's own and Celery's banner are not logging's).
+    # The application's lines are JSON (a warning printed by Python itself is not logging's).
     worker_lines = [json.loads(line) for line in logs["worker"].splitlines() if line.startswith("{")]
     assert worker_lines, logs["worker"][-3000:]
     assert {"time", "level", "logger", "event", "request_id"} <= set(worker_lines[0])

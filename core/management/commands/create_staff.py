@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -19,10 +20,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--email", default="", help="Where the link is e-mailed too, if EMAIL_URL is set.")
         parser.add_argument(
-            "--site", default="http://127.0.0.1:8000", help="The address staff reach the back-office at, for the link."
+            "--site",
+            default="",
+            help="The address staff reach the back-office at, for the link (default: the first of "
+            "CSRF_TRUSTED_ORIGINS, else https:// and the first of ALLOWED_HOSTS; http://127.0.0.1:8000 with DEBUG on).",
         )
 
     def handle(self, *args, username, role, email, site, **options):
+        site = site or default_site()
         sync_role_groups(Group, Permission)
         try:
             # Normalised, and refused when taken, of mixed scripts or a look-alike (core.usernames).
@@ -34,3 +39,15 @@ class Command(BaseCommand):
         self.stdout.write(f"Added {username} with the roles {', '.join(role) or 'none'}.")
         self.stdout.write("They choose their password here (the link works once; shown only now):")
         self.stdout.write(f"  {link}")
+
+
+def default_site() -> str:
+    """Where staff reach this installation, from the settings that already name it."""
+    if settings.DEBUG:
+        return "http://127.0.0.1:8000"
+    if settings.CSRF_TRUSTED_ORIGINS:
+        return settings.CSRF_TRUSTED_ORIGINS[0].rstrip("/")
+    hosts = [host.lstrip(".") for host in settings.ALLOWED_HOSTS if host not in ("*", "")]
+    if hosts:
+        return f"https://{hosts[0]}"
+    raise CommandError("Give --site https://<the address staff use>: no setting names it.")
