@@ -21,7 +21,9 @@ held past LEASE is taken over as if unknown.
 import datetime as dt
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -29,6 +31,8 @@ from django.utils import timezone
 
 from .api_errors import InFlight
 from .models import WriteClaim
+
+T = TypeVar("T")
 
 # Longer than one write can take (the client's tries and a look-up of a lost answer): a claim
 # still in flight after it belongs to a request that died.
@@ -127,6 +131,22 @@ def unknown(held: Claim) -> None:
     WriteClaim.objects.filter(key=held.key, holder=held.holder, state=WriteClaim.State.IN_FLIGHT).update(
         state=WriteClaim.State.UNKNOWN
     )
+
+
+def once(key: str, *, actor, do: Callable[[], T], remember: Callable[[T], str], replay: Callable[[str], T]) -> T:
+    """A write of the back-office's own, once for `key`: `do()` runs in one transaction with
+    the claim's end; a request that lost answers `replay(remember(result))` instead."""
+    held = claim(key, actor=actor)
+    if isinstance(held, Outcome):
+        return replay(held.result)
+    try:
+        with transaction.atomic():
+            result = do()
+            done(held, result=remember(result))
+    except BaseException:
+        release(held)
+        raise
+    return result
 
 
 def first_tried(key: str) -> dt.datetime | None:
