@@ -34,7 +34,7 @@ def customer_assign(*, actor, customer: Customer, assignee, seen=UNCHECKED) -> C
     """Claim (assignee is the actor), hand over, or release (None) a case. `seen` is the
     assignee's pk the page showed (None: unassigned): another assignee now is
     AssignmentChanged. The case already with `assignee` is left as it is (not audited again)."""
-    locked = Customer.objects.select_for_update().select_related("assignee").get(pk=customer.pk)
+    locked = Customer.objects.select_for_update().get(pk=customer.pk)
     if locked.assignee_id == (assignee.pk if assignee else None):
         return locked
     if seen is not UNCHECKED and locked.assignee_id != seen:
