@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import api_error_message
+from core.api_errors import InFlight, api_error_message
 from core.forms import SUBMISSION_LOST, posted_submission
 from core.htmx import page_or_partial
 from core.live import live_url
@@ -102,7 +102,11 @@ def claim_next_case(request):
     if submission is None:
         messages.error(request, SUBMISSION_LOST)
         return redirect(back)
-    customer = services_cases.customer_claim_next(actor=request.user, filters=filters, submission=submission)
+    try:
+        customer = services_cases.customer_claim_next(actor=request.user, filters=filters, submission=submission)
+    except InFlight as exc:
+        messages.info(request, api_error_message(exc, write=True))
+        return redirect(back)
     if customer is None:
         messages.info(request, "No unclaimed case matches this filter.")
         return redirect(back)
@@ -238,7 +242,11 @@ def record_handout(request, customer_id):
         messages.error(request, SUBMISSION_LOST)
         return redirect("customers-view-customer", customer_id=customer_id)
     # One record per press: a second click of the same button opens the form without a second.
-    services_cases.customer_link_handout(actor=request.user, customer=customer, kind=kind, submission=submission)
+    try:
+        services_cases.customer_link_handout(actor=request.user, customer=customer, kind=kind, submission=submission)
+    except InFlight as exc:
+        messages.info(request, api_error_message(exc, write=True))
+        return redirect("customers-view-customer", customer_id=customer_id)
     if kind == HostedLinkHandout.Kind.COPIED:
         if request.htmx:
             handouts = customer.link_handouts.order_by("-created_at")[:20]
