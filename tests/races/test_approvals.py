@@ -11,20 +11,9 @@ from payments.models import ApprovalRequest, ApprovalStatus, AutomationRule, Quo
 from tests.payments.account_fixtures import make_account, make_customer
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 from tests.race import at_once
+from tests.reliability.world import RULE_FORM
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-RULE = {
-    "source_payment_method": "BASE",
-    "source_currency": "USDC",
-    "destination_payment_method": "ACH",
-    "destination_currency": "USD",
-    "amount": "50.00",
-    "developer_fee": "",
-    "trigger_type": "CRON",
-    "cron_schedule": "0 9 * * 1-5",
-    "threshold_amount": "",
-}
 
 
 def _rules_upstream(sandbox, customer_id: str, name: str) -> list[dict]:
@@ -44,8 +33,8 @@ def rule_request(racing, make_staff):
     bank = make_account(racing.sandbox, customer_id, "bank")["paymentAccountId"]
     sync_payment_accounts()
     maker = racing.member(make_staff("admin", "maker"))
-    name = "Sweep USDC to the bank"
-    fields = {**RULE, "name": name, "customer_id": customer_id, "source_account_id": service}
+    name = RULE_FORM["name"]
+    fields = {**RULE_FORM, "customer_id": customer_id, "source_account_id": service}
     answer = maker.post(reverse("payments-create-automation-rule"), {**fields, "destination_account_id": bank})
     assert answer.status_code == 302, answer.text[:2000]
     approval = ApprovalRequest.objects.get()

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from customers.models import CaseDecision, Customer, HostedLinkHandout
+from tests.customers.test_create import individual
 from tests.factories import CustomerFactory
 from tests.marks import marked
 from tests.payments.account_fixtures import make_customer
@@ -102,19 +103,7 @@ def test_opening_the_hosted_form_with_a_double_click_records_it_once(racing, rev
 def test_one_create_form_sent_at_once_makes_one_customer(racing, reviewers, sends, gap):
     from sandbox.models import Customer as UpstreamCustomer
 
-    data = marked(
-        {
-            "customer_type": "INDIVIDUAL",
-            "email": "grace@example.com",
-            "first_name": "Grace",
-            "last_name": "Hopper",
-            **{
-                f"{prefix}-{name}": "0"
-                for prefix in ("persons", "documents", "kyc_documents")
-                for name in ("TOTAL_FORMS", "INITIAL_FORMS")
-            },
-        }
-    )
+    data = individual()  # one filled-in form, its one-time mark with it
     start = len(racing.calls)
 
     answers = at_once(*[lambda: reviewers[0].post(reverse("customers-create-customer"), data)] * sends, gap=gap)
