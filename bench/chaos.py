@@ -179,7 +179,14 @@ class Load:
             self.emails.append(email)
             try:
                 close_old_connections()
-                customer_create(actor=actor, customer_type="INDIVIDUAL", email=email, first_name="C", last_name="H")
+                customer_create(
+                    actor=actor,
+                    submission=str(uuid.uuid4()),
+                    customer_type="INDIVIDUAL",
+                    email=email,
+                    first_name="C",
+                    last_name="H",
+                )
                 outcome = "created"
             except PaymentsApiError as exc:
                 outcome = type(exc).__name__

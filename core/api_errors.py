@@ -25,6 +25,10 @@ BUSY = "The Payments API is busy (too many requests)"
 NO_ANSWER = "The Payments API did not answer"
 FAILED = "The Payments API had an error"
 UNREADABLE = "The Payments API answered with something the back-office cannot read"
+IN_FLIGHT = (
+    "This is already being sent by another request (a second click, or a colleague): its outcome "
+    "shows on the page once it is done. Nothing was sent twice."
+)
 
 
 # The audit log keeps the code of an API error (an event's "error" detail: the API's code, or
@@ -44,6 +48,7 @@ ERROR_CODE_MESSAGES = {
     "ApiTimeout": NO_ANSWER,
     "TransportError": NO_ANSWER,
     "UnexpectedResponse": UNREADABLE,
+    "StillUnknown": "An earlier try's outcome could not be read back: nothing was sent again",
 }
 
 
@@ -57,6 +62,22 @@ class NotDone(PaymentsApiError):
         self.cause = cause
 
 
+class StillUnknown(PaymentsApiError):
+    """An earlier try of this write lost its answer, and the API could not say now whether it
+    was done: nothing was sent again (core.write_through's read-back before a write)."""
+
+    def __init__(self, key: str):
+        super().__init__(f"The outcome of an earlier try ({key}) could not be read back")
+
+
+class InFlight(PaymentsApiError):
+    """Another request (a second click, a colleague) is carrying out this write and has not
+    finished within core.claims.WAIT_SECONDS: this one sent nothing."""
+
+    def __init__(self, key: str):
+        super().__init__(f"The write {key} is in flight in another request")
+
+
 def outcome_unknown(error: PaymentsApiError) -> bool:
     """Whether a write that raised `error` may have been done upstream all the same: its answer
     was lost (a timeout, a broken connection, a gateway's 502/503/504), garbled, or a 5xx. Not
@@ -64,6 +85,8 @@ def outcome_unknown(error: PaymentsApiError) -> bool:
     (429) or refused (4xx)."""
     if isinstance(error, NotDone | ApiConnectionError | RateLimited):
         return False
+    if isinstance(error, StillUnknown | InFlight):
+        return True
     if isinstance(error, ApiUnavailable) and error.status is None:
         return False  # the open breaker held it back
     return isinstance(error, TransportError | ServerError | UnexpectedResponse)
@@ -81,6 +104,14 @@ def api_error_message(error: PaymentsApiError, *, write: bool, repeatable: bool 
     if isinstance(error, NotDone):
         log.warning("A call to the Payments API failed and was not done: %s", error.cause)
         return f"{_what(error.cause)}; the back-office checked with it: this was not done. Try again."
+    if isinstance(error, InFlight):
+        return IN_FLIGHT
+    if isinstance(error, StillUnknown):
+        log.warning("A write was not sent again: %s", error)
+        return (
+            "An earlier try of this may have gone through, and the Payments API could not tell yet: "
+            "nothing was sent again. Try again in a minute: the back-office checks before sending."
+        )
     if not isinstance(error, TransportError | ServerError | RateLimited | UnexpectedResponse):
         log.info("The Payments API refused a call: %s", error)
         return f"The Payments API refused this: {error.message}"

@@ -1,3 +1,5 @@
+import uuid
+
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from django import forms
 from django.conf import settings
@@ -18,6 +20,27 @@ class LoginForm(AllauthLoginForm):
 
 def password_login_enabled() -> bool:
     return not settings.OIDC_ISSUER or settings.OIDC_PASSWORD_LOGIN
+
+
+# The one-time mark of a form that makes something (core.claims): however often one filled-in
+# form is sent, it makes one thing, and a resend answers with what the first made.
+SUBMISSION_FIELD = "submission"
+SUBMISSION_LOST = "This form had lost its one-time mark (an old page?): check it and send it again."
+
+
+def posted_submission(request) -> str | None:
+    """The mark the form was sent with, or None when it is missing or malformed."""
+    try:
+        return str(uuid.UUID(request.POST.get(SUBMISSION_FIELD, "")))
+    except ValueError:
+        return None
+
+
+def submission_mark(request) -> str:
+    """The mark the page's form carries: the one it was sent with when shown again (so that a
+    resend after an error still counts as one), else a new one."""
+    posted = posted_submission(request) if request is not None and request.method == "POST" else None
+    return posted or str(uuid.uuid4())
 
 
 class ApiErrorsMixin:

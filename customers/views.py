@@ -15,14 +15,15 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import api_error_message
+from core.api_errors import InFlight, api_error_message
+from core.forms import SUBMISSION_LOST, posted_submission
 from core.htmx import page_or_partial
 from core.live import live_url
 from core.pagination import paginate_keyset
 from core.together import CompiledTogether
 from paymentsapi import PaymentsApiError
 
-from . import choices, page_sections, selectors, services, timeline
+from . import choices, page_sections, selectors, services, services_cases, timeline
 from .forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm, colleagues
 from .forms.create import CustomerCreate
 from .models import CaseDecision, Customer, CustomerStatus, CustomerType, HostedLinkHandout
@@ -95,11 +96,20 @@ def list_customers(request):
 def claim_next_case(request):
     form = QueueFilterForm(request.POST)
     filters = form.cleaned_data if form.is_valid() else {}
-    customer = services.customer_claim_next(actor=request.user, filters=filters)
+    query = request.POST.get("return_query", "")
+    back = reverse("customers-list-customers") + (f"?{query}" if query else "")
+    submission = posted_submission(request)
+    if submission is None:
+        messages.error(request, SUBMISSION_LOST)
+        return redirect(back)
+    try:
+        customer = services_cases.customer_claim_next(actor=request.user, filters=filters, submission=submission)
+    except InFlight as exc:
+        messages.info(request, api_error_message(exc, write=True))
+        return redirect(back)
     if customer is None:
         messages.info(request, "No unclaimed case matches this filter.")
-        query = request.POST.get("return_query", "")
-        return redirect(reverse("customers-list-customers") + (f"?{query}" if query else ""))
+        return redirect(back)
     messages.success(request, f"You claimed {customer.name or customer.customer_id}, the oldest unclaimed case.")
     return redirect("customers-view-customer", customer_id=customer.customer_id)
 
@@ -153,7 +163,10 @@ def customer_page_context(request, customer: Customer) -> dict:
             AssignForm(initial={"assignee": customer.assignee_id}, colleagues_read=staff[0]) if can_change else None
         ),
         "note_form": NoteForm() if can_change else None,
-        "decision_form": DecisionForm() if can_change else None,
+        # A decision names the newest one the page shows (services_cases.customer_decide).
+        "decision_form": DecisionForm(initial={"seen": max((d.pk for d in decisions), default=0)})
+        if can_change
+        else None,
         "decisions": decisions[:50],
         "is_individual": customer.customer_type == CustomerType.INDIVIDUAL,
         "can_refill": customer.status == CustomerStatus.NEEDS_ADDITIONAL_INFORMATION,
@@ -180,15 +193,18 @@ def refresh_customer(request, customer_id):
 @require_POST
 def assign_customer(request, customer_id):
     customer = _customer(customer_id)
-    if request.POST.get("claim"):
-        assignee = request.user
-    else:
-        form = AssignForm(request.POST)
-        if not form.is_valid():
-            messages.error(request, "Choose a colleague who works on customers.")
-            return redirect("customers-view-customer", customer_id=customer_id)
-        assignee = form.cleaned_data["assignee"]
-    services.customer_assign(actor=request.user, customer=customer, assignee=assignee)
+    form = AssignForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a colleague who works on customers.")
+        return redirect("customers-view-customer", customer_id=customer_id)
+    assignee = request.user if request.POST.get("claim") else form.cleaned_data["assignee"]
+    try:
+        services_cases.customer_assign(
+            actor=request.user, customer=customer, assignee=assignee, seen=form.seen_assignee()
+        )
+    except services_cases.AssignmentChanged as exc:
+        messages.error(request, str(exc))
+        return redirect("customers-view-customer", customer_id=customer_id)
     who = "you" if assignee == request.user else (assignee.get_username() if assignee else "nobody")
     messages.success(request, f"The case is now assigned to {who}.")
     return redirect("customers-view-customer", customer_id=customer_id)
@@ -200,7 +216,7 @@ def add_note(request, customer_id):
     customer = _customer(customer_id)
     form = NoteForm(request.POST)
     if form.is_valid():
-        services.customer_note_add(actor=request.user, customer=customer, body=form.cleaned_data["body"])
+        services_cases.customer_note_add(actor=request.user, customer=customer, body=form.cleaned_data["body"])
         messages.success(request, "Note added.")
     else:
         messages.error(request, "The note is empty or longer than 5000 characters.")
@@ -221,7 +237,16 @@ def record_handout(request, customer_id):
     if kind == HostedLinkHandout.Kind.REFILL and customer.status != CustomerStatus.NEEDS_ADDITIONAL_INFORMATION:
         messages.error(request, "A refill is possible only in Needs additional information.")
         return redirect("customers-view-customer", customer_id=customer_id)
-    services.customer_link_handout(actor=request.user, customer=customer, kind=kind)
+    submission = posted_submission(request)
+    if submission is None:
+        messages.error(request, SUBMISSION_LOST)
+        return redirect("customers-view-customer", customer_id=customer_id)
+    # One record per press: a second click of the same button opens the form without a second.
+    try:
+        services_cases.customer_link_handout(actor=request.user, customer=customer, kind=kind, submission=submission)
+    except InFlight as exc:
+        messages.info(request, api_error_message(exc, write=True))
+        return redirect("customers-view-customer", customer_id=customer_id)
     if kind == HostedLinkHandout.Kind.COPIED:
         if request.htmx:
             handouts = customer.link_handouts.order_by("-created_at")[:20]
@@ -238,9 +263,9 @@ def create_customer(request):
         return render(request, "customers/create_customer.html", {"create": CustomerCreate(data, request.FILES)})
     create = CustomerCreate(*bound(request))
     if request.method == "POST" and create.is_valid():
-        kwargs = create.service_kwargs()
-        customer = send_or_explain(create, lambda: services.customer_create(actor=request.user, **kwargs))
+        customer = _create(request, create)
         if customer is not None:
+            kwargs = create.service_kwargs()
             sent = f" with {', '.join(sorted(kwargs['sections'])).replace('_', ' ')}" if kwargs["sections"] else ""
             messages.success(request, f"Customer {customer.name} created{sent}: {customer.get_status_display()}.")
             if create.form.cleaned_data["add_data"]:
@@ -250,3 +275,24 @@ def create_customer(request):
                 return redirect(name, customer_id=customer.customer_id)
             return redirect("customers-view-customer", customer_id=customer.customer_id)
     return render(request, "customers/create_customer.html", {"create": create})
+
+
+def _create(request, create: CustomerCreate) -> Customer | None:
+    """The customer one filled-in form makes (its one-time mark), or None with why on `create`:
+    a refusal, or customers the mirror knows with this e-mail (shown, to confirm first)."""
+    submission = posted_submission(request)
+    if submission is None:
+        create.top_errors.append(SUBMISSION_LOST)
+        return None
+    kwargs = create.service_kwargs()
+    confirmed = create.form.cleaned_data["same_email"]
+    try:
+        return send_or_explain(
+            create,
+            lambda: services.customer_create(
+                actor=request.user, submission=submission, same_email_confirmed=confirmed, **kwargs
+            ),
+        )
+    except services.EmailKnown as known:
+        create.same_email = known.customers
+        return None

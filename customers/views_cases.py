@@ -15,7 +15,7 @@ from core.audit import audit_record
 from core.models import AuditEvent
 from core.pagination import paginate_keyset
 
-from . import selectors, services
+from . import selectors, services_cases
 from .forms.casework import BulkAssignForm, DecisionForm
 from .models import CaseDecision, Customer
 from .views import customer_page_context
@@ -31,17 +31,22 @@ def decide_customer(request, customer_id):
     form = DecisionForm(request.POST)
     if form.is_valid():
         try:
-            decision = services.customer_decide(actor=request.user, customer=customer, **form.cleaned_data)
-        except services.NeedsLead:
+            decision = services_cases.customer_decide(actor=request.user, customer=customer, **form.cleaned_data)
+        except services_cases.NeedsLead:
             _audit_refused(request, customer, form.cleaned_data["kind"])
             raise RoleRequired("work_escalations") from None
-        except services.DecisionRefused as exc:
+        except services_cases.CaseChanged as exc:
+            form.add_error(None, str(exc))
+        except services_cases.DecisionRefused as exc:
             form.add_error("kind", str(exc))
         else:
             messages.success(request, _decided_message(decision))
             return redirect("customers-view-customer", customer_id=customer_id)
-    # Shown again on the customer page with what was typed.
+    # Shown again on the customer page with what was typed, naming the case as it is now (a
+    # second send then decides on what the page shows).
     context = customer_page_context(request, customer)
+    form.data = form.data.copy()
+    form.data["seen"] = str(services_cases.latest_decision_id(customer))
     context["decision_form"] = form
     return render(request, "customers/view_customer.html", context, status=400)
 
@@ -88,7 +93,10 @@ def bulk_assign(request):
         messages.error(request, " ".join(form.non_field_errors()) or "Choose a colleague who works on customers.")
         return redirect(back)
     assignee = request.user if form.cleaned_data["claim"] else form.cleaned_data["assignee"]
-    count = services.customers_bulk_assign(actor=request.user, customer_ids=form.customer_ids, assignee=assignee)
+    count = services_cases.customers_bulk_assign(actor=request.user, customer_ids=form.customer_ids, assignee=assignee)
     who = "you" if assignee == request.user else assignee.get_username()
-    messages.success(request, f"{count} case{'s' if count != 1 else ''} now assigned to {who}.")
+    if count:
+        messages.success(request, f"{count} case{'s' if count != 1 else ''} now assigned to {who}.")
+    else:
+        messages.info(request, f"Those cases were assigned to {who} already.")
     return redirect(back)

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
 from core.api_errors import api_error_message, outcome_unknown
+from core.forms import SUBMISSION_LOST, posted_submission
 from core.models import AuditEvent
 from paymentsapi import PaymentsApiError, ValidationFailed
 
@@ -50,7 +51,8 @@ def send_or_explain(form, send: Callable[[], Customer]) -> Customer | None:
         if not form.top_errors:
             form.top_errors.append("The Payments API refused some fields; see the messages below.")
     except PaymentsApiError as exc:
-        form.top_errors.append(api_error_message(exc, write=True))
+        # The form keeps its one-time mark: sent again, it is read back before it is written.
+        form.top_errors.append(api_error_message(exc, write=True, repeatable=True))
         form.maybe_done = outcome_unknown(exc)
     return None
 
@@ -106,7 +108,7 @@ class ProfileEdit:
     edit_class: type
     template: str
     other_url: str  # the other kind's editor, for a customer of the other type
-    send: Callable[..., Customer]  # (actor, customer, data, sections) -> the updated customer
+    send: Callable[..., Customer]  # (actor, customer, data, sections, submission) -> the updated customer
 
 
 KYC_EDIT = ProfileEdit(
@@ -115,8 +117,8 @@ KYC_EDIT = ProfileEdit(
     edit_class=KycEdit,
     template="customers/edit_kyc.html",
     other_url="customers-edit-kyb",
-    send=lambda *, actor, customer, data, sections: services.customer_update_kyc(
-        actor=actor, customer=customer, kyc_data=data, sections=sections
+    send=lambda *, actor, customer, data, sections, submission: services.customer_update_kyc(
+        actor=actor, customer=customer, kyc_data=data, sections=sections, submission=submission
     ),
 )
 KYB_EDIT = ProfileEdit(
@@ -125,8 +127,8 @@ KYB_EDIT = ProfileEdit(
     edit_class=KybEdit,
     template="customers/edit_kyb.html",
     other_url="customers-edit-kyc",
-    send=lambda *, actor, customer, data, sections: services.customer_update_kyb(
-        actor=actor, customer=customer, kyb_data=data, sections=sections
+    send=lambda *, actor, customer, data, sections, submission: services.customer_update_kyb(
+        actor=actor, customer=customer, kyb_data=data, sections=sections, submission=submission
     ),
 )
 
@@ -146,11 +148,17 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
     edit = profile.edit_class(*bound(request), issues=issues)
     if request.method == "POST" and edit.is_valid():
         api_data, sections = edit.api_data()
+        submission = posted_submission(request)
         if not api_data:
             edit.top_errors.append("Nothing to send: fill in at least one field.")
+        elif submission is None:
+            edit.top_errors.append(SUBMISSION_LOST)
         else:
             sent = send_or_explain(
-                edit, lambda: profile.send(actor=request.user, customer=customer, data=api_data, sections=sections)
+                edit,
+                lambda: profile.send(
+                    actor=request.user, customer=customer, data=api_data, sections=sections, submission=submission
+                ),
             )
             if sent is not None:
                 return _updated(request, sent, profile.kind, sections)

@@ -143,8 +143,10 @@ class BaseClient:
         params: Mapping[str, Any] | None = None,
         body: Body | None = None,
         idempotency_key: str | None = None,
+        answer_headers: dict[str, str] | None = None,
     ) -> Any:
-        """Send, retry where safe, and return the parsed JSON of a 2xx (None for an empty body)."""
+        """Send, retry where safe, and return the parsed JSON of a 2xx (None for an empty body);
+        the 2xx's headers go into `answer_headers` when given."""
         headers = {"Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -185,6 +187,8 @@ class BaseClient:
                 method, path, "ok" if response.is_success else f"{status // 100}xx", time.monotonic() - started
             )
             if response.is_success:
+                if answer_headers is not None:
+                    answer_headers.update(response.headers)
                 return self._parse(response, method, path)
             retry_after = _parse_retry_after(response.headers.get("Retry-After"))
             error = self._error(response, retry_after)

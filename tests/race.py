@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import httpx
 from django.conf import settings
+from django.core.signals import request_started
 from django.db import connection, connections
 from django.middleware.csrf import get_token
 from django.test import Client, RequestFactory
@@ -87,7 +88,8 @@ class Member:
 
 def at_once(*sends: Callable[[], httpx.Response], gap: float = 0.0) -> list[httpx.Response]:
     """Run each send in a thread of its own, all released together (or `gap` seconds apart, in
-    order); the answers in the order given. A send that raised fails the test with its error."""
+    order); the answers in the order given. A send that raised, or an answer that is a server
+    error, fails the test."""
     count = len(sends)
     barrier = threading.Barrier(count, timeout=30)
     answers: list[httpx.Response | None] = [None] * count
@@ -111,17 +113,36 @@ def at_once(*sends: Callable[[], httpx.Response], gap: float = 0.0) -> list[http
         thread.join(timeout=120)
     assert not errors, errors
     assert all(answer is not None for answer in answers), "a request did not finish"
+    # Whatever the interleaving, no request may end in a server error.
+    assert all(answer.status_code < 500 for answer in answers), [answer.status_code for answer in answers]
     return answers  # type: ignore[return-value]
 
 
 class Racing:
     """The live server with its sandbox as the upstream (`sandbox`: calls and test helpers over
-    HTTP) and the members who will send requests at once."""
+    HTTP) and the members who will send requests at once. `calls` lists every request the
+    sandbox received, as (method, path), so that a test counts what reached the upstream:
+
+        start = len(racing.calls)
+        at_once(...)
+        assert racing.sent("POST", "/automation-rules", since=start) == 1
+    """
 
     def __init__(self, live_server, sandbox):
         self.url = live_server.url
         self.sandbox = sandbox
         self._members: list[Member] = []
+        self.calls: list[tuple[str, str]] = []
+        request_started.connect(self._record, dispatch_uid="race-upstream-calls")
+
+    def _record(self, sender, environ=None, **kwargs) -> None:
+        path = (environ or {}).get("PATH_INFO", "")
+        if path.startswith("/sandbox/"):
+            self.calls.append((environ["REQUEST_METHOD"], path.removeprefix("/sandbox")))
+
+    def sent(self, method: str, path_part: str, *, since: int = 0) -> int:
+        """How many `method` requests whose path holds `path_part` the sandbox received."""
+        return sum(1 for m, path in self.calls[since:] if m == method and path_part in path)
 
     def member(self, user) -> Member:
         member = Member(self.url, user)
@@ -129,5 +150,6 @@ class Racing:
         return member
 
     def close(self) -> None:
+        request_started.disconnect(dispatch_uid="race-upstream-calls")
         for member in self._members:
             member.close()

@@ -4,6 +4,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from ..models import CaseDecision, CustomerStatus, CustomerType
+from ..services_cases import UNCHECKED
 
 
 def colleagues():
@@ -64,12 +65,17 @@ class QueueFilterForm(forms.Form):
         return self.cleaned_data["q"].strip()
 
 
+OUT_OF_DATE = "The page was out of date: reload it and try again."
+
+
 class AssignForm(forms.Form):
-    """Claim (assign to me), hand to a colleague, or release a case."""
+    """Claim (assign to me), hand to a colleague, or release a case; `seen` is the assignee
+    the page showed (services_cases.customer_assign)."""
 
     assignee = forms.ModelChoiceField(
         queryset=get_user_model().objects.none(), required=False, label="Assign to", empty_label="Nobody"
     )
+    seen = forms.RegexField(r"^\d{0,12}$", required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, colleagues_read=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -83,6 +89,12 @@ class AssignForm(forms.Form):
                 ("", field.empty_label),
                 *((user.pk, field.label_from_instance(user)) for user in colleagues_read),
             ]
+
+    def seen_assignee(self):
+        """The assignee's pk the page showed (None: unassigned), or UNCHECKED when not sent."""
+        if "seen" not in self.data:
+            return UNCHECKED
+        return int(self.cleaned_data["seen"]) if self.cleaned_data["seen"] else None
 
 
 class NoteForm(forms.Form):
@@ -109,6 +121,17 @@ class DecisionForm(forms.Form):
         help_text="Seen by staff only; kept on the case timeline.",
         error_messages={"required": "Say why: the reason is kept with the decision."},
     )
+    # The newest decision the page showed (services_cases.customer_decide).
+    seen = forms.CharField(required=False, max_length=20, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        seen = data.get("seen") or ""
+        if seen.isdigit():
+            data["seen"] = int(seen)
+        else:
+            self.add_error(None, OUT_OF_DATE)
+        return data
 
 
 class BulkAssignForm(forms.Form):

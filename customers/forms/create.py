@@ -19,6 +19,8 @@ class CustomerCreateForm(forms.Form):
     add_data = forms.BooleanField(
         label="Enter KYC/KYB data next", required=False, help_text="Opens the KYC or KYB form once the customer exists."
     )
+    # Shown only once the mirror is found to know the e-mail already (the page lists them).
+    same_email = forms.BooleanField(label="Create a new customer with this e-mail all the same", required=False)
 
     def clean(self):
         data = super().clean()
@@ -50,6 +52,8 @@ class CustomerCreate:
         self.kyc = KycEdit(data, files, prefix="kyc")
         self.kyb = KybEdit(data, files)
         self.top_errors: list[str] = []
+        # Customers the mirror knows with the e-mail typed, when it asks to confirm a new one.
+        self.same_email: list = []
         kind = data.get("customer_type") if data is not None else None
         self.data_part = {CustomerType.INDIVIDUAL: self.kyc, CustomerType.BUSINESS: self.kyb}.get(kind)
 

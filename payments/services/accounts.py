@@ -1,9 +1,10 @@
 """Payment accounts at the API: create one, refresh one, read its balances."""
 
+from core import claims
 from core.api_errors import api_error_message
 from core.mirrored import Source
-from core.upstream import get_client
-from core.write_through import AuditTarget, write_through_api
+from core.upstream import get_client, lookup_client
+from core.write_through import AuditTarget, CannotTell, Once, write_through_api
 from paymentsapi import BadRequest, PaymentsApiError, ValidationFailed
 from paymentsapi import types as api
 
@@ -35,14 +36,43 @@ def _mirror_row(item: api.PaymentAccount) -> PaymentAccount:
     return PaymentAccount.objects.get(form_link=item.bank_account_form_link)
 
 
+def _created_account(*, key: str, customer_id: str, account_type: str, nickname: str) -> api.PaymentAccount | None:
+    """After a create whose answer was lost: the customer's account of this type and nickname
+    that the mirror did not know before the first try (None: none; CannotTell: several)."""
+    since = claims.first_tried(key)
+    mirror = PaymentAccount.objects.filter(customer_upstream_id=customer_id)
+    mirror = mirror.filter(first_seen_at__lt=since) if since else mirror
+    known = {ref for row in mirror.values_list("account_id", "form_link") for ref in row if ref}
+    found = [
+        item
+        for item in lookup_client().payment_accounts.iter(customer_id=customer_id)
+        if str(item.payment_account_type) == account_type
+        and (item.nickname or "") == nickname
+        and not ({item.payment_account_id, item.bank_account_form_link} & known)
+    ]
+    if len(found) > 1:
+        raise CannotTell(f"{len(found)} new accounts of that type and nickname")
+    return found[0] if found else None
+
+
 def payment_account_create(
-    *, actor, account_type: str, customer_id: str, nickname: str, is_third_party: bool | None, details: dict
+    *,
+    actor,
+    submission: str,
+    account_type: str,
+    customer_id: str,
+    nickname: str,
+    is_third_party: bool | None,
+    details: dict,
 ) -> PaymentAccount:
-    """Create an account of `account_type` with its request object `details` (API names).
+    """Create an account of `account_type` with its request object `details` (API names),
+    once for the form's one-time mark `submission` (a resend answers with the account the
+    first made; after a lost answer the customer's accounts are read back first).
 
     A bank account without numbers comes back PENDING with its hosted form link, and is
     mirrored under that link until the form completes.
     """
+    key = f"payment_account.create:{actor.pk}:{submission}"
 
     def store(item: api.PaymentAccount) -> PaymentAccount:
         payment_accounts_upsert(items=[item], seen_by=Source.STAFF)
@@ -61,6 +91,10 @@ def payment_account_create(
         ),
         store=store,
         stored=lambda row: AuditTarget("payment_account", _audit_id(row), {"type": account_type, "status": row.status}),
+        reconcile=lambda: _created_account(
+            key=key, customer_id=customer_id, account_type=account_type, nickname=nickname or ""
+        ),
+        once=Once(key, remember=lambda row: str(row.pk), replay=lambda pk: PaymentAccount.objects.get(pk=pk)),
     )
 
 

@@ -1,10 +1,13 @@
 """The write an approved request makes, and what its outcome does to the request.
 
-An execute may need its quote made again (the maker's expired while the request waited); the
-write then goes to the API once, under the request's idempotency key. Its outcome moves the
-request from APPROVED exactly once: EXECUTED with what it made, FAILED with the API's reason,
-back to PENDING when nothing was sent, or left APPROVED for the checker's retry when an
-execute's answer was lost (payments.services.approvals asks and decides).
+One request carries it out (carry_out_once: a claim on the request, core.claims); the
+checker's other requests sent meanwhile wait and report its outcome, so that neither a second
+write nor a second outcome can follow. An execute may need its quote made again (the maker's
+expired while the request waited); the write then goes to the API once, under the request's
+idempotency key. Its outcome moves the request from APPROVED exactly once: EXECUTED with what
+it made, FAILED with the API's reason, back to PENDING when nothing was sent, or left APPROVED
+for the checker's retry when the answer was lost (an execute replays under its key, a rule
+write reads the API back first). payments.services.approvals asks and decides.
 """
 
 import datetime as dt
@@ -15,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core import claims
 from core.api_errors import api_error_message, outcome_unknown
 from core.audit import audit_record
 from core.models import AuditEvent
@@ -44,6 +48,53 @@ def audit_approval(
         target_id=str(approval.pk),
         outcome=outcome,
         details={"kind": approval.kind, "maker": approval.maker.get_username(), **(details or {})},
+    )
+
+
+def carry_out_once(*, actor, approval: ApprovalRequest) -> None:
+    """carry_out by one request of the checker's: the one that claims the request first. The
+    others wait for its outcome and report it (ApprovalWriteFailed for anything but executed
+    or returned; InFlight when it takes too long); only the claimant writes the final state."""
+    held = claims.claim(f"approval:{approval.pk}", actor=actor)
+    if isinstance(held, claims.Claim):
+        approval.refresh_from_db()
+        if approval.status == ApprovalStatus.APPROVED:
+            try:
+                carry_out(actor=actor, approval=approval)
+            finally:
+                _end_claim(held, approval)
+            return
+        _end_claim(held, approval)
+    approval.refresh_from_db()
+    _report(approval)
+
+
+FINAL = (ApprovalStatus.EXECUTED, ApprovalStatus.FAILED, ApprovalStatus.RETURNED)
+
+
+def _end_claim(held: claims.Claim, approval: ApprovalRequest) -> None:
+    approval.refresh_from_db()
+    if approval.status in FINAL:
+        claims.done(held, result=approval.status)
+    else:
+        # Waiting again, or approved with its answer lost: the next approve carries it out.
+        claims.release(held)
+
+
+def _report(approval: ApprovalRequest) -> None:
+    """The outcome another request of the checker's reached, as this one would have told it."""
+    if approval.status in (ApprovalStatus.EXECUTED, ApprovalStatus.RETURNED):
+        return
+    if approval.status == ApprovalStatus.FAILED:
+        raise ApprovalWriteFailed(approval.reason)
+    if approval.status == ApprovalStatus.PENDING:
+        raise ApprovalWriteFailed(
+            "The write could not be sent to the Payments API; nothing was changed. "
+            "The request waits for a checker again."
+        )
+    raise ApprovalWriteFailed(
+        "The Payments API's answer was lost, so this may have gone through; approving again is safe: "
+        "the same write is sent under the same key."
     )
 
 
@@ -85,11 +136,15 @@ def _write_rule(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]:
     payload = approval.payload
     details = {"approval": approval.pk, "maker": approval.maker.get_username(), "checker": actor.get_username()}
     fields = {"name": payload["name"], "template": payload["template"], "trigger": payload["trigger"]}
+    claim_key = f"approval:{approval.pk}:write"
     if approval.kind == ApprovalKind.CREATE_RULE:
-        rule = automation_rule_create(actor=actor, customer_id=payload["customerId"], details=details, **fields)
+        rule = automation_rule_create(
+            actor=actor, claim_key=claim_key, customer_id=payload["customerId"], details=details, **fields
+        )
     else:
         rule = automation_rule_update(
             actor=actor,
+            claim_key=claim_key,
             rule=approval.rule or AutomationRule.objects.get(rule_id=approval.rule_upstream_id),
             details=details,
             **fields,
@@ -155,9 +210,10 @@ def _quote_to_execute(*, actor, approval: ApprovalRequest) -> Quote | None:
             )
             return None
         ApprovalRequest.objects.filter(pk=approval.pk).update(requoted_destination_amount=now)
-    ApprovalRequest.objects.filter(pk=approval.pk).update(executed_quote_id=quote.quote_id)
-    approval.executed_quote_id = quote.quote_id
-    return quote
+    # Fixed once: every later try sends this quote under the request's key.
+    ApprovalRequest.objects.filter(pk=approval.pk, executed_quote_id="").update(executed_quote_id=quote.quote_id)
+    approval.refresh_from_db(fields=["executed_quote_id"])
+    return Quote.objects.get(quote_id=approval.executed_quote_id)
 
 
 def _nothing_sent(error: PaymentsApiError) -> bool:
@@ -170,10 +226,9 @@ def _nothing_sent(error: PaymentsApiError) -> bool:
 def _write_failed(*, actor, approval: ApprovalRequest, error: PaymentsApiError) -> str:
     """What a failed write does to the request, and the message saying so. A refusal fails the
     request (the maker reads why); a write that never left leaves it waiting for a checker
-    again; a write that may have gone through stays approved for the checker's retry when it
-    carries a key (an execute: the checker's retry sends the same write under the same key),
-    else fails with a warning to check."""
-    message = api_error_message(error, write=True, repeatable=approval.kind == ApprovalKind.EXECUTE_QUOTE)
+    again; a write that may have gone through stays approved for the checker's retry, which is
+    safe: an execute is sent again under the same key, a rule write reads the API back first."""
+    message = api_error_message(error, write=True, repeatable=True)
     if isinstance(error, ValidationFailed):
         # No form to put them on: the maker reads each field's reason with the request.
         fields = [
@@ -183,7 +238,7 @@ def _write_failed(*, actor, approval: ApprovalRequest, error: PaymentsApiError) 
     if _nothing_sent(error):
         _back_to_pending(approval)
         approval.refresh_from_db()
-    elif not (outcome_unknown(error) and approval.kind == ApprovalKind.EXECUTE_QUOTE):
+    elif not outcome_unknown(error):
         _finish(
             actor=actor,
             approval=approval,

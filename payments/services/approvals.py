@@ -5,8 +5,10 @@ change); a checker, another person holding the permission the action needs, appr
 rejects with a reason; the maker may withdraw; a request lapses after APPROVAL_TTL_HOURS.
 
 Approval is one conditional UPDATE ... WHERE status = 'pending': of two checkers at once, or
-one pressing twice, exactly one wins and makes the write, under the request's own idempotency
-key. The write runs with no database transaction open, as every staff write does.
+one pressing twice, exactly one wins. Its write is then claimed (core.claims): one request
+makes it, under the request's own idempotency key, and writes the request's final state; the
+checker's other requests wait for that outcome and report it. The write runs with no database
+transaction open, as every staff write does.
 """
 
 import datetime as dt
@@ -17,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, PaymentAccount, Quote
-from .approval_writes import audit_approval, carry_out
+from .approval_writes import audit_approval, carry_out_once
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
 PERMISSION_FOR = {
@@ -153,11 +155,24 @@ def _decide(*, actor, approval: ApprovalRequest, status: str, action: str, reaso
     return bool(won)
 
 
+def _sent_again(approval: ApprovalRequest, *, status: str, actor) -> bool:
+    """Whether the request already holds this person's own decision `status` (a double click,
+    a resend): it stands as decided, and nothing is done or audited again."""
+    who = approval.maker_id if status == ApprovalStatus.WITHDRAWN else approval.checker_id
+    return approval.status == status and who == actor.pk
+
+
 def approval_reject(*, actor, approval: ApprovalRequest, reason: str) -> ApprovalRequest:
     _check_checker(actor, approval)
-    if not _decide(
-        actor=actor, approval=approval, status=ApprovalStatus.REJECTED, action="approval.reject", reason=reason
-    ):
+    decided = _decide(
+        actor=actor,
+        approval=approval,
+        status=ApprovalStatus.REJECTED,
+        action="approval.reject",
+        reason=reason,
+        checker=actor,
+    )
+    if not (decided or _sent_again(approval, status=ApprovalStatus.REJECTED, actor=actor)):
         raise ApprovalRefused(_why_not(approval))
     return approval
 
@@ -165,22 +180,32 @@ def approval_reject(*, actor, approval: ApprovalRequest, reason: str) -> Approva
 def approval_withdraw(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
     if approval.maker_id != actor.pk:
         raise ApprovalRefused("Only the maker of a request may withdraw it.")
-    if not _decide(actor=actor, approval=approval, status=ApprovalStatus.WITHDRAWN, action="approval.withdraw"):
+    decided = _decide(actor=actor, approval=approval, status=ApprovalStatus.WITHDRAWN, action="approval.withdraw")
+    if not (decided or _sent_again(approval, status=ApprovalStatus.WITHDRAWN, actor=actor)):
         raise ApprovalRefused(_why_not(approval))
     return approval
 
 
+# What follows an approval: a request in one of these was approved by its checker.
+APPROVED_BY_CHECKER = (
+    ApprovalStatus.APPROVED,
+    ApprovalStatus.EXECUTED,
+    ApprovalStatus.FAILED,
+    ApprovalStatus.RETURNED,
+)
+
+
 def approval_approve(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
-    """Approve and carry out. The checker whose approval was interrupted (the API's answer lost)
-    may press again: the same write is sent under the same key and replays the first answer."""
+    """Approve and carry out. Of approves sent at once (a double click, two checkers) one
+    wins the decision and one request of its checker carries out the write
+    (approval_writes.carry_out_once); the checker's other requests answer with its outcome.
+    The checker whose approval was interrupted (the API's answer lost) may press again: the
+    same write is sent under the same key and replays the first answer."""
     _check_checker(actor, approval)
-    won = _decide(
-        actor=actor, approval=approval, status=ApprovalStatus.APPROVED, action="approval.approve", checker=actor
-    )
-    resuming = approval.status == ApprovalStatus.APPROVED and approval.checker_id == actor.pk
-    if not (won or resuming):
+    _decide(actor=actor, approval=approval, status=ApprovalStatus.APPROVED, action="approval.approve", checker=actor)
+    if not (approval.status in APPROVED_BY_CHECKER and approval.checker_id == actor.pk):
         raise ApprovalRefused(_why_not(approval))
-    carry_out(actor=actor, approval=approval)
+    carry_out_once(actor=actor, approval=approval)
     return approval
 
 

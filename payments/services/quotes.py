@@ -9,7 +9,7 @@ from django.db import transaction
 
 from core.mirrored import Source
 from core.upstream import get_client, lookup_client
-from core.write_through import AuditTarget, write_through_api
+from core.write_through import AuditTarget, Once, write_through_api
 from customers.models import Customer
 from paymentsapi import types as api
 
@@ -106,7 +106,8 @@ def _bind_correlation_id(*, quote: Quote, correlation_id: str) -> str:
 
 def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=None) -> Transaction:
     """POST /transactions with one idempotency key: however many times this runs, for one
-    quote, the API makes one transaction and replays it to every later call.
+    quote, one request sends it (core.claims) and the API makes one transaction, which it
+    replays to a later call after a lost answer.
 
     Below the approval threshold the key is the quote's own. Above it this runs only for an
     approved request (`approval`, payments.services.approvals), with the request's key, and
@@ -123,9 +124,6 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
         details |= {"approval": approval.pk, "maker": approval.maker.get_username(), "checker": actor.get_username()}
 
     def store(answer: api.Transaction) -> Transaction:
-        # Two executes of one quote get the same transaction back; the quote's row lock makes
-        # the second wait for the first's insert and then update it instead of inserting twice.
-        Quote.objects.select_for_update().values_list("pk", flat=True).get(pk=quote.pk)
         transactions_upsert(items=[answer], seen_by=Source.STAFF)
         return Transaction.objects.get(transaction_id=answer.transaction_id)
 
@@ -137,6 +135,7 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
     # One try, then, if its answer was lost, one look with a longer timeout: the same request
     # under the same key, which the API answers with the transaction it made, if it made one.
     # (Retries of the client's own would spend the web worker's time on the same short timeout.)
+    # Executes of one quote at once: one sends, the others answer with its transaction.
     return write_through_api(
         actor=actor,
         action="quote.execute",
@@ -145,4 +144,9 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
         store=store,
         stored=lambda tx: AuditTarget("transaction", tx.transaction_id, details),
         reconcile=lambda: create(lookup_client()),
+        once=Once(
+            f"quote:{quote.quote_id}:execute",
+            remember=lambda tx: tx.transaction_id,
+            replay=lambda transaction_id: Transaction.objects.get(transaction_id=transaction_id),
+        ),
     )

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from core.api_errors import api_error_message
 from core.mirrored import Source
-from core.upstream import get_client
-from core.write_through import AuditTarget, write_through_api
+from core.upstream import get_client, lookup_client
+from core.write_through import AuditTarget, Once, write_through_api
 from paymentsapi import BadRequest, PaymentsApiClient, PaymentsApiError
 from paymentsapi import types as api
 
@@ -49,7 +49,12 @@ def transaction_refresh(*, actor, tx: Transaction) -> Transaction:
 
 
 def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
-    """DELETE /transactions/{id}, then the record as the API now shows it."""
+    """DELETE /transactions/{id}, then the record as the API now shows it. Cancels of one
+    transaction at once (a double click, two operators, a bulk cancel): one request sends it
+    and the others answer with its outcome; after a lost answer, the transaction is read back
+    before a second DELETE. One the mirror shows cancelled already is answered as it is."""
+    if tx.status == TransactionStatus.CANCELLED:
+        return tx
     if tx.status not in CANCELLABLE_STATUSES:
         raise NotCancellable(f"A {status_text(tx.status)} transaction cannot be cancelled.")
     client = get_client()
@@ -62,6 +67,10 @@ def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
             # Cancelled upstream; the mirror catches up at the next refresh rather than guess.
             return None
 
+    def cancelled_already() -> api.Transaction | None:
+        answer = lookup_client().transactions.get(transaction_id=tx.transaction_id)
+        return answer if answer.transaction_status == TransactionStatus.CANCELLED else None
+
     try:
         return write_through_api(
             actor=actor,
@@ -69,6 +78,12 @@ def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
             target=AuditTarget("transaction", tx.transaction_id, {"reason": reason}),
             call=cancel_then_read,
             store=lambda answer: _store(tx, answer),
+            reconcile=cancelled_already,
+            once=Once(
+                f"transaction:{tx.transaction_id}:cancel",
+                remember=lambda done: done.transaction_id,
+                replay=lambda transaction_id: Transaction.objects.get(transaction_id=transaction_id),
+            ),
         )
     except BadRequest:
         # Refused because the transaction moved on upstream (it completed, say, since the

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.access import role_required
 from core.api_errors import api_error_message
 from core.exports import csv_response, refused_filters
+from core.forms import SUBMISSION_LOST, posted_submission
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from core.redirects import moved
@@ -99,10 +100,14 @@ def _create_payment_account(request):
     if form_class is None:
         return HttpResponseBadRequest("Unknown payment account type.")
     form = form_class(request.POST)
-    if form.is_valid():
+    submission = posted_submission(request)
+    if form.is_valid() and submission is None:
+        form.add_error(None, SUBMISSION_LOST)
+    elif form.is_valid():
         try:
             account = payment_account_create(
                 actor=request.user,
+                submission=submission,
                 account_type=form.account_type,
                 customer_id=form.cleaned_data["customer_id"],
                 nickname=form.cleaned_data["nickname"],
@@ -112,7 +117,8 @@ def _create_payment_account(request):
         except ValidationFailed as error:
             form.add_api_errors(error.messages_by_field())
         except PaymentsApiError as error:
-            form.add_error(None, api_error_message(error, write=True))
+            # Sending the same form again is safe: the back-office reads the API back first.
+            form.add_error(None, api_error_message(error, write=True, repeatable=True))
         else:
             if account.status == "PENDING":
                 messages.success(request, "Bank account created: send the owner the hosted form link below.")

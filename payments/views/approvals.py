@@ -7,6 +7,7 @@ from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import recent_auth_required, require_permission, role_required
+from core.api_errors import InFlight, api_error_message
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 
@@ -104,6 +105,9 @@ def approve_approval_request(request, pk):
         approval = approval_approve(actor=request.user, approval=approval)
     except (ApprovalRefused, ApprovalWriteFailed) as exc:
         messages.error(request, str(exc))
+        return redirect("payments-view-approval-request", pk=approval.pk)
+    except InFlight as exc:
+        messages.info(request, api_error_message(exc, write=True))
         return redirect("payments-view-approval-request", pk=approval.pk)
     if approval.status == ApprovalStatus.RETURNED:
         messages.warning(request, f"Returned to {approval.maker.get_username()}: {approval.reason}")

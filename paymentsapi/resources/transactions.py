@@ -17,10 +17,16 @@ class Transactions(Resource):
         Every try sends the same `x-idempotency-key`, so a retry after a lost answer replays
         the first answer instead of creating a second transaction. Pass your own key (kept
         with your record) to make a later, separate call safe too; else a UUID is made here.
+        `.replayed` says the API answered with the transaction an earlier call under this key
+        made (its `x-idempotent-replayed` header).
         """
         body = compact(quoteId=quote_id, correlationId=correlation_id)
         key = idempotency_key or str(uuid.uuid4())
-        return parse_model(Transaction, self._request("POST", "/transactions", body=body, idempotency_key=key))
+        headers: dict[str, str] = {}
+        answer = self._request("POST", "/transactions", body=body, idempotency_key=key, answer_headers=headers)
+        transaction = parse_model(Transaction, answer)
+        transaction._replayed = headers.get("x-idempotent-replayed", "").lower() == "true"
+        return transaction
 
     def get(self, *, transaction_id: str) -> Transaction:
         return parse_model(Transaction, self._request("GET", f"/transactions/{segment(transaction_id)}"))

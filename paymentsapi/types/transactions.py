@@ -4,7 +4,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Tag
+from pydantic import Discriminator, PrivateAttr, Tag
 
 from ._base import ApiModel, OpenEnum
 from .shared import Currency, Fees
@@ -115,6 +115,12 @@ class Transaction(ApiModel):
     transfer_instructions: AnyTransferInstructions | None = None
     # Present only while AWAITING_TRANSFER.
     expires_at: datetime | None = None
+    # Not of the body: the create's answer was a replay of an earlier call under its key.
+    _replayed: bool = PrivateAttr(default=False)
+
+    @property
+    def replayed(self) -> bool:
+        return self._replayed
 
 
 class CancelResult(ApiModel):

@@ -2,6 +2,7 @@
 
 from tests.access import READERS, Access
 from tests.factories import CustomerFactory
+from tests.marks import marked
 
 EDITORS = frozenset({"compliance", "compliance_lead", "admin"})
 # Who works a case once it is escalated (tests/customers/test_decisions.py tries each role).
@@ -27,7 +28,7 @@ ACCESS = {
     "customers-view-customer-live": Access(READERS, kwargs=_customer),
     "customers-list-counts-live": Access(READERS),
     # Allowed roles get 302: a case to claim, or "none left" back to the queue.
-    "customers-claim-next-case": Access(EDITORS, method="post"),
+    "customers-claim-next-case": Access(EDITORS, method="post", data=marked),
     # Invalid on purpose (no e-mail): the form answers 200 without calling the API.
     "customers-create-customer": Access(
         EDITORS, method="post", data=lambda: {"customer_type": "INDIVIDUAL"}, allowed=200
@@ -38,13 +39,16 @@ ACCESS = {
     "customers-list-escalations": Access(READERS),
     # Every decision is in tests/customers/test_decisions.py; here the one every role tries.
     "customers-decide-customer": Access(
-        EDITORS, method="post", kwargs=_customer, data=lambda: {"kind": "approved", "reason": "Documents match."}
+        EDITORS,
+        method="post",
+        kwargs=_customer,
+        data=lambda: {"kind": "approved", "reason": "Documents match.", "seen": "0"},
     ),
     "customers-bulk-assign": Access(
         EDITORS, method="post", data=lambda: {"customers": [_customer()["customer_id"]], "claim": "1"}
     ),
     "customers-add-note": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"body": "Called them."}),
-    "customers-record-handout": Access(EDITORS, method="post", kwargs=_customer, data=lambda: {"kind": "copied"}),
+    "customers-record-handout": Access(EDITORS, method="post", kwargs=_customer, data=lambda: marked(kind="copied")),
     # Empty forms: "Nothing to send" comes back (200) without an API call.
     "customers-edit-kyc": Access(EDITORS, method="post", kwargs=_customer, allowed=200),
     "customers-edit-kyb": Access(EDITORS, method="post", kwargs=_business, allowed=200),

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from core.models import AuditEvent
 from customers.models import Customer
+from tests.marks import marked
 from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -42,14 +43,16 @@ def management(kyc_documents=0, persons=0, documents=0) -> dict:
 
 
 def individual(**extra) -> dict:
-    return {
-        **management(),
-        "customer_type": "INDIVIDUAL",
-        "email": "grace@example.com",
-        "first_name": "Grace",
-        "last_name": "Hopper",
-        **extra,
-    }
+    return marked(
+        {
+            **management(),
+            "customer_type": "INDIVIDUAL",
+            "email": "grace@example.com",
+            "first_name": "Grace",
+            "last_name": "Hopper",
+            **extra,
+        }
+    )
 
 
 def national_id() -> dict:
@@ -107,19 +110,21 @@ def test_business_with_kyb_data(reviewer, upstream):
 
     response = reviewer.post(
         URL,
-        {
-            **management(documents=1),
-            "customer_type": "BUSINESS",
-            "email": "hello@acme.test",
-            "business_name": "Acme Ltd",
-            "kyb-legal_business_name": "Acme Ltd",
-            "kyb-business_type": "LIMITED_LIABILITY_COMPANY",
-            "kyb-registration_country": "GB",
-            "documents-0-type": "ARTICLES_OF_INCORPORATION",
-            "documents-0-document_image": png("articles.png"),
-            # The KYC part of the page is left out for a business, even when filled.
-            "kyc-legal_first_name": "Not sent",
-        },
+        marked(
+            {
+                **management(documents=1),
+                "customer_type": "BUSINESS",
+                "email": "hello@acme.test",
+                "business_name": "Acme Ltd",
+                "kyb-legal_business_name": "Acme Ltd",
+                "kyb-business_type": "LIMITED_LIABILITY_COMPANY",
+                "kyb-registration_country": "GB",
+                "documents-0-type": "ARTICLES_OF_INCORPORATION",
+                "documents-0-document_image": png("articles.png"),
+                # The KYC part of the page is left out for a business, even when filled.
+                "kyc-legal_first_name": "Not sent",
+            }
+        ),
     )
     customer = Customer.objects.get(email="hello@acme.test")
     assert response["Location"] == reverse("customers-view-customer", args=[customer.customer_id])
@@ -144,7 +149,7 @@ def test_without_data_the_customer_is_created(reviewer, upstream):
 
 def test_without_any_row_management_form_it_still_creates(reviewer, upstream):
     """A plain form (a script, an old page) sends no rows: not an error."""
-    reviewer.post(URL, {"customer_type": "BUSINESS", "email": "b@acme.test", "business_name": "B Ltd"})
+    reviewer.post(URL, marked(customer_type="BUSINESS", email="b@acme.test", business_name="B Ltd"))
     assert Customer.objects.get(email="b@acme.test").status == "CREATED"
 
 
@@ -153,16 +158,18 @@ def test_an_api_validation_error_lands_on_its_row_field_and_input_survives(revie
     (kybData.associatedPersons.0.nationalIdType...) land on that row's fields."""
     response = reviewer.post(
         URL,
-        {
-            **management(persons=1, documents=0),
-            "customer_type": "BUSINESS",
-            "email": "hello@acme.test",
-            "business_name": "Acme Ltd",
-            "kyb-legal_business_name": "Acme Ltd",
-            "persons-0-legal_first_name": "Ann",
-            "persons-0-legal_last_name": "Owner",
-            "persons-0-ownership_percentage": "60",
-        },
+        marked(
+            {
+                **management(persons=1, documents=0),
+                "customer_type": "BUSINESS",
+                "email": "hello@acme.test",
+                "business_name": "Acme Ltd",
+                "kyb-legal_business_name": "Acme Ltd",
+                "persons-0-legal_first_name": "Ann",
+                "persons-0-legal_last_name": "Owner",
+                "persons-0-ownership_percentage": "60",
+            }
+        ),
     )
     assert response.status_code == 200
     row = response.context["create"].kyb.persons.forms[0]
@@ -240,3 +247,48 @@ def test_add_rows_before_the_customer_exists(reviewer):
     response = reviewer.post(URL, individual(**management(persons=1), add_row="persons"))
     assert len(response.context["create"].kyb.persons.forms) == 2
     assert 'value="Grace"' in response.content.decode()
+
+
+def test_a_known_email_is_shown_and_confirmed_before_a_second_customer(reviewer, upstream):
+    first = reviewer.post(URL, individual(), follow=True)
+    known = Customer.objects.get(email="grace@example.com")
+    assert first.redirect_chain[-1][0] == reverse("customers-view-customer", args=[known.customer_id])
+
+    warned = reviewer.post(URL, individual(email="GRACE@example.com", first_name="Grace B."))
+    assert warned.status_code == 200
+    html = warned.content.decode()
+    assert "Nothing was created: the back-office knows a customer with this e-mail already." in html
+    assert f'href="{reverse("customers-view-customer", args=[known.customer_id])}">Grace Hopper</a>' in html
+    assert 'value="Grace B."' in html  # what was typed is kept
+    assert Customer.objects.count() == 1
+
+    confirmed = reviewer.post(URL, individual(email="GRACE@example.com", first_name="Grace B.", same_email="on"))
+    assert confirmed.status_code == 302
+    assert Customer.objects.filter(email__iexact="grace@example.com").count() == 2
+    assert AuditEvent.objects.filter(action="customer.create", outcome="success").count() == 2
+
+
+def test_one_form_sent_again_creates_one_customer_and_answers_with_it(reviewer, upstream):
+    from sandbox.models import Customer as SandboxCustomer
+
+    data = individual()
+    answers = [reviewer.post(URL, data) for _ in range(3)]
+    customer = Customer.objects.get()
+    assert {answer["Location"] for answer in answers} == {
+        reverse("customers-view-customer", args=[customer.customer_id])
+    }
+    assert SandboxCustomer.objects.count() == 1
+    assert AuditEvent.objects.filter(action="customer.create").count() == 1
+
+
+def test_a_form_without_its_mark_creates_nothing_and_can_be_sent_again(reviewer, upstream):
+    data = individual()
+    del data["submission"]
+    response = reviewer.post(URL, data)
+    html = response.content.decode()
+    assert "This form had lost its one-time mark" in html and 'value="Grace"' in html
+    assert not Customer.objects.exists()
+    # The page shown again carries a new mark: sending it creates the customer.
+    mark = html.split('name="submission" value="')[1].split('"')[0]
+    assert reviewer.post(URL, {**data, "submission": mark}).status_code == 302
+    assert Customer.objects.count() == 1

@@ -12,6 +12,7 @@ from backoffice.rollups import compliance_data
 from core.mirrored import Source
 from core.models import AuditEvent
 from customers.models import CaseDecision, Customer
+from customers.services_cases import latest_decision_id
 from customers.upserts import customers_upsert
 from tests.conftest import ROLES
 from tests.customers.access import EDITORS, LEADS
@@ -28,9 +29,11 @@ def reviewer(client_as):
     return client_as("compliance")
 
 
-def decide(client, customer, kind, reason="Checked against the registry."):
+def decide(client, customer, kind, reason="Checked against the registry.", seen=None):
+    """The decision form as the customer page sends it: naming the newest decision it shows."""
     return client.post(
-        reverse("customers-decide-customer", args=[customer.customer_id]), {"kind": kind, "reason": reason}
+        reverse("customers-decide-customer", args=[customer.customer_id]),
+        {"kind": kind, "reason": reason, "seen": latest_decision_id(customer) if seen is None else seen},
     )
 
 
@@ -109,12 +112,49 @@ def test_a_decision_needs_a_reason_and_keeps_what_was_typed(reviewer):
     assert "Say why" in response.content.decode()
     assert not CaseDecision.objects.exists()
     response = reviewer.post(
-        reverse("customers-decide-customer", args=[customer.customer_id]), {"kind": "bogus", "reason": "Kept text"}
+        reverse("customers-decide-customer", args=[customer.customer_id]),
+        {"kind": "bogus", "reason": "Kept text", "seen": "0"},
     )
     assert response.status_code == 400
     assert "Kept text" in response.content.decode()
     customer.refresh_from_db()
     assert customer.case_decision == ""
+
+
+def test_a_decision_sent_again_is_recorded_once(reviewer):
+    customer = CustomerFactory(status="UNDER_REVIEW")
+    answers = [decide(reviewer, customer, "escalated", seen=0) for _ in range(2)]
+    assert [a.status_code for a in answers] == [302, 302]
+    customer.refresh_from_db()
+    assert (customer.case_decision, customer.escalation_level) == ("escalated", 1)
+    assert CaseDecision.objects.count() == 1
+    assert AuditEvent.objects.filter(action="customer.decide").count() == 1
+
+
+def test_a_decision_on_a_page_out_of_date_says_what_changed_and_records_nothing(reviewer, make_staff):
+    customer = CustomerFactory(status="UNDER_REVIEW")
+    colleague = Client()
+    colleague.force_login(make_staff("compliance", "colleague"))
+    assert decide(colleague, customer, "waiting_on_customer", seen=0).status_code == 302
+    stale = decide(reviewer, customer, "approved", reason="Looks fine.", seen=0)
+    assert stale.status_code == 400
+    html = stale.content.decode()
+    assert "colleague recorded “Waiting on the customer” on this case a moment ago" in html
+    assert "Looks fine." in html  # what was typed is kept
+    # The form shown again names the case as it is now: sent again, it is recorded.
+    latest = CaseDecision.objects.get()
+    assert f'name="seen" value="{latest.pk}"' in html
+    assert decide(reviewer, customer, "approved", reason="Looks fine.", seen=latest.pk).status_code == 302
+    assert list(CaseDecision.objects.order_by("id").values_list("kind", flat=True)) == [
+        "waiting_on_customer",
+        "approved",
+    ]
+    # A form without its mark of the case (an old page) is refused, nothing recorded.
+    missing = reviewer.post(
+        reverse("customers-decide-customer", args=[customer.customer_id]), {"kind": "approved", "reason": "x"}
+    )
+    assert missing.status_code == 400 and "The page was out of date" in missing.content.decode()
+    assert CaseDecision.objects.count() == 2
 
 
 def test_escalation_levels_and_the_escalations_view(reviewer, make_staff):

@@ -13,6 +13,7 @@ from customers.forms.kyc import KycForm
 from customers.models import Customer, CustomerNote, HostedLinkHandout
 from customers.upserts import customers_upsert
 from tests.factories import CustomerFactory
+from tests.marks import marked
 from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -94,7 +95,7 @@ def test_operations_sees_no_edit_buttons_and_gets_403_on_edit(client_as, nai_cus
     html = client.get(reverse("customers-view-customer", args=[nai_customer.customer_id])).content.decode()
     assert "Edit KYC" not in html and "Refresh from the API" not in html and "Claim" not in html
     assert client.get(kyc_url(nai_customer)).status_code == 403
-    assert client.post(kyc_url(nai_customer), {"legal_first_name": "X"}).status_code == 403
+    assert client.post(kyc_url(nai_customer), marked({"legal_first_name": "X"})).status_code == 403
 
 
 def test_refresh_reads_the_api_and_audits(reviewer, nai_customer, upstream):
@@ -121,11 +122,13 @@ def test_refresh_failure_is_shown_and_audited(reviewer, faulty_upstream):
 def test_notes_and_handouts_are_recorded(reviewer):
     customer = CustomerFactory()
     reviewer.post(reverse("customers-add-note", args=[customer.customer_id]), {"body": "Asked for the back by phone."})
-    response = reviewer.post(reverse("customers-record-handout", args=[customer.customer_id]), {"kind": "opened"})
+    response = reviewer.post(
+        reverse("customers-record-handout", args=[customer.customer_id]), marked({"kind": "opened"})
+    )
     assert response["Location"] == customer.verification_link
     response = reviewer.post(
         reverse("customers-record-handout", args=[customer.customer_id]),
-        {"kind": "copied"},
+        marked({"kind": "copied"}),
         headers={"HX-Request": "true"},
     )
     assert "Copied the link" in response.content.decode() and "<html" not in response.content.decode()
@@ -139,7 +142,9 @@ def test_notes_and_handouts_are_recorded(reviewer):
 
 def test_refill_only_when_needs_additional_information(reviewer):
     customer = CustomerFactory(status="UNDER_REVIEW")
-    response = reviewer.post(reverse("customers-record-handout", args=[customer.customer_id]), {"kind": "refill"})
+    response = reviewer.post(
+        reverse("customers-record-handout", args=[customer.customer_id]), marked({"kind": "refill"})
+    )
     assert response["Location"] == reverse("customers-view-customer", args=[customer.customer_id])
     assert not HostedLinkHandout.objects.exists()
 
@@ -164,13 +169,15 @@ def test_assign_to_a_colleague_and_release(reviewer, make_staff):
 def test_create_customer_then_kyc(reviewer, upstream):
     response = reviewer.post(
         reverse("customers-create-customer"),
-        {
-            "customer_type": "INDIVIDUAL",
-            "email": "new@example.com",
-            "first_name": "Grace",
-            "last_name": "Hopper",
-            "add_data": "on",
-        },
+        marked(
+            {
+                "customer_type": "INDIVIDUAL",
+                "email": "new@example.com",
+                "first_name": "Grace",
+                "last_name": "Hopper",
+                "add_data": "on",
+            }
+        ),
     )
     customer = Customer.objects.get(email="new@example.com")
     assert customer.status == "CREATED" and customer.name == "Grace Hopper"
@@ -180,7 +187,7 @@ def test_create_customer_then_kyc(reviewer, upstream):
 
 def test_create_business_needs_its_name(reviewer):
     response = reviewer.post(
-        reverse("customers-create-customer"), {"customer_type": "BUSINESS", "email": "b@example.com"}
+        reverse("customers-create-customer"), marked({"customer_type": "BUSINESS", "email": "b@example.com"})
     )
     assert "A business needs its name." in response.content.decode()
 
@@ -200,13 +207,15 @@ def test_kyc_update_sends_the_back_image_and_restarts_verification(reviewer, nai
 
     response = reviewer.post(
         kyc_url(nai_customer),
-        {
-            "document_type": "GOVERNMENT_ID",
-            "document_subtype": "NATIONAL_ID",
-            "front_image": png("front.png"),
-            "back_image": png("back.png"),
-            "proof_of_address_image": png("bill.png"),
-        },
+        marked(
+            {
+                "document_type": "GOVERNMENT_ID",
+                "document_subtype": "NATIONAL_ID",
+                "front_image": png("front.png"),
+                "back_image": png("back.png"),
+                "proof_of_address_image": png("bill.png"),
+            }
+        ),
         follow=True,
     )
     html = response.content.decode()
@@ -223,12 +232,14 @@ def test_only_filled_fields_are_sent_and_the_triple_together(reviewer, nai_custo
     faulty_upstream.fail("down")
     reviewer.post(
         kyc_url(nai_customer),
-        {
-            "legal_first_name": "Ada",
-            "national_id_type": "ssn",
-            "national_id_number": "987654321",
-            "national_id_issuing_country": "US",
-        },
+        marked(
+            {
+                "legal_first_name": "Ada",
+                "national_id_type": "ssn",
+                "national_id_number": "987654321",
+                "national_id_issuing_country": "US",
+            }
+        ),
     )
     (patch,) = faulty_upstream.sent("PATCH")
     assert json.loads(patch.content)["kycData"] == {
@@ -259,7 +270,7 @@ def test_only_filled_fields_are_sent_and_the_triple_together(reviewer, nai_custo
 )
 def test_kyc_rules_are_checked_before_any_call(reviewer, nai_customer, faulty_upstream, data, field, message):
     faulty_upstream.fail("down")
-    response = reviewer.post(kyc_url(nai_customer), data)
+    response = reviewer.post(kyc_url(nai_customer), marked(data))
     errors = response.context["form"].errors
     assert any(message in e for e in errors[field]), errors
     assert faulty_upstream.requests == [], "the API was called"
@@ -269,11 +280,13 @@ def test_documents_are_checked_for_type_and_size(reviewer, nai_customer, monkeyp
     monkeypatch.setattr("customers.forms.fields.MAX_DOCUMENT_BYTES", 100)
     response = reviewer.post(
         kyc_url(nai_customer),
-        {
-            "document_type": "GOVERNMENT_ID",
-            "front_image": SimpleUploadedFile("id.gif", b"GIF89a....", content_type="image/png"),
-            "back_image": png("huge.png", PNG + b"\x00" * 200),
-        },
+        marked(
+            {
+                "document_type": "GOVERNMENT_ID",
+                "front_image": SimpleUploadedFile("id.gif", b"GIF89a....", content_type="image/png"),
+                "back_image": png("huge.png", PNG + b"\x00" * 200),
+            }
+        ),
     )
     errors = response.context["form"].errors
     assert errors["front_image"] == ["id.gif is not a PNG, JPEG or PDF file. Upload a photo or a scan."]
@@ -295,17 +308,19 @@ def test_api_validation_errors_land_on_fields_and_input_survives(reviewer, nai_c
     )
     response = reviewer.post(
         kyc_url(nai_customer),
-        {
-            "legal_first_name": "Ada",
-            "phone_number": "+12025550123",
-            "national_id_type": "ssn",
-            "national_id_number": "123456789",
-            "national_id_issuing_country": "US",
-            "document_type": "GOVERNMENT_ID",
-            "front_image": png("front.png"),
-            "back_image": png(),
-            "proof_of_address_image": png("bill.png"),
-        },
+        marked(
+            {
+                "legal_first_name": "Ada",
+                "phone_number": "+12025550123",
+                "national_id_type": "ssn",
+                "national_id_number": "123456789",
+                "national_id_issuing_country": "US",
+                "document_type": "GOVERNMENT_ID",
+                "front_image": png("front.png"),
+                "back_image": png(),
+                "proof_of_address_image": png("bill.png"),
+            }
+        ),
     )
     form = response.context["form"]
     assert form.errors["back_image"] == ["Image unreadable."]
@@ -325,14 +340,14 @@ def test_other_api_errors_show_at_the_top(reviewer, nai_customer, faulty_upstrea
     faulty_upstream.answer(
         api_error(400, "BAD_REQUEST", "Customer is UNDER_REVIEW; its profile can be updated only in CREATED")
     )
-    response = reviewer.post(kyc_url(nai_customer), {"legal_first_name": "Ada"})
+    response = reviewer.post(kyc_url(nai_customer), marked({"legal_first_name": "Ada"}))
     html = response.content.decode()
     assert "The Payments API refused this: Customer is UNDER_REVIEW" in html
     assert 'value="Ada"' in html
 
 
 def test_nothing_filled_sends_nothing(reviewer, nai_customer):
-    response = reviewer.post(kyc_url(nai_customer), {})
+    response = reviewer.post(kyc_url(nai_customer), marked({}))
     assert "Nothing to send" in response.content.decode()
 
 
@@ -380,15 +395,17 @@ def test_kyb_update_adds_a_person_with_ownership_as_a_fraction(reviewer, busines
 
     response = reviewer.post(
         kyb_url(business),
-        {
-            **formsets(persons=1, documents=1),
-            "kyb-legal_business_name": "Acme Ltd",
-            "kyb-business_type": "LIMITED_LIABILITY_COMPANY",
-            "kyb-registration_country": "GB",
-            **person(),
-            "documents-0-type": "ARTICLES_OF_INCORPORATION",
-            "documents-0-document_image": png("articles.png"),
-        },
+        marked(
+            {
+                **formsets(persons=1, documents=1),
+                "kyb-legal_business_name": "Acme Ltd",
+                "kyb-business_type": "LIMITED_LIABILITY_COMPANY",
+                "kyb-registration_country": "GB",
+                **person(),
+                "documents-0-type": "ARTICLES_OF_INCORPORATION",
+                "documents-0-document_image": png("articles.png"),
+            }
+        ),
         follow=True,
     )
     assert "KYB update sent (associated persons, business, business documents)." in response.content.decode()
@@ -407,7 +424,7 @@ def test_kyb_update_adds_a_person_with_ownership_as_a_fraction(reviewer, busines
 def test_kyb_rules(reviewer, business):
     response = reviewer.post(
         kyb_url(business),
-        {**formsets(), "kyb-business_type": "LLC", **person(street_line1="1 A", ownership_percentage="125")},
+        marked({**formsets(), "kyb-business_type": "LLC", **person(street_line1="1 A", ownership_percentage="125")}),
     )
     edit = response.context["edit"]
     assert "Select a valid choice." in edit.form.errors["business_type"][0]
@@ -436,7 +453,7 @@ def test_kyb_api_errors_reach_the_right_row(reviewer, business, faulty_upstream)
     data = {**formsets(persons=3), "kyb-legal_business_name": "A", **person(0), **person(1), **person(2)}
     data["persons-1-legal_first_name"] = "Bob"
     data["persons-0-DELETE"] = "on"  # removed rows are not sent: API row 1 is form row 2
-    response = reviewer.post(kyb_url(business), data)
+    response = reviewer.post(kyb_url(business), marked(data))
     edit = response.context["edit"]
     assert edit.persons.forms[2].errors["postal_code"] == ["Bad postcode."]
     assert edit.form.errors["legal_business_name"] == ["Too short."]
@@ -453,7 +470,7 @@ def test_add_and_remove_rows_with_htmx(reviewer, business):
 
 
 def test_add_person_without_javascript(reviewer, business):
-    response = reviewer.post(kyb_url(business), {**formsets(persons=1), **person(), "add_row": "persons"})
+    response = reviewer.post(kyb_url(business), marked({**formsets(persons=1), **person(), "add_row": "persons"}))
     edit = response.context["edit"]
     assert len(edit.persons.forms) == 2
     assert 'value="Ann"' in response.content.decode()
@@ -461,7 +478,9 @@ def test_add_person_without_javascript(reviewer, business):
 
 def test_an_unknown_handout_is_a_bad_request_and_records_nothing(reviewer):
     customer = CustomerFactory()
-    response = reviewer.post(reverse("customers-record-handout", args=[customer.customer_id]), {"kind": "printed"})
+    response = reviewer.post(
+        reverse("customers-record-handout", args=[customer.customer_id]), marked({"kind": "printed"})
+    )
     assert response.status_code == 400
     assert "Unknown hand-out" in response.content.decode()
     assert not HostedLinkHandout.objects.exists()

@@ -8,6 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from customers.models import Customer
+from tests.marks import marked
 from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
@@ -61,20 +62,22 @@ def test_two_documents_are_sent_in_order(reviewer, individual):
 
     response = reviewer.post(
         reverse("customers-edit-kyc", args=[individual.customer_id]),
-        {
-            **rows(2),
-            "legal_first_name": "Ada",
-            "document_type": "GOVERNMENT_ID",
-            "document_subtype": "NATIONAL_ID",
-            "front_image": upload("id-front.png"),
-            "back_image": upload("id-back.png"),
-            "kyc_documents-0-document_type": "GOVERNMENT_ID",
-            "kyc_documents-0-document_subtype": "PASSPORT",
-            "kyc_documents-0-front_image": upload("passport.jpg", JPEG),
-            # A removed row is not sent.
-            "kyc_documents-1-document_type": "OTHER",
-            "kyc_documents-1-DELETE": "on",
-        },
+        marked(
+            {
+                **rows(2),
+                "legal_first_name": "Ada",
+                "document_type": "GOVERNMENT_ID",
+                "document_subtype": "NATIONAL_ID",
+                "front_image": upload("id-front.png"),
+                "back_image": upload("id-back.png"),
+                "kyc_documents-0-document_type": "GOVERNMENT_ID",
+                "kyc_documents-0-document_subtype": "PASSPORT",
+                "kyc_documents-0-front_image": upload("passport.jpg", JPEG),
+                # A removed row is not sent.
+                "kyc_documents-1-document_type": "OTHER",
+                "kyc_documents-1-DELETE": "on",
+            }
+        ),
         follow=True,
     )
     assert "KYC update sent (documents, identity)." in response.content.decode()
@@ -95,7 +98,13 @@ def test_rows_alone_are_the_documents(reviewer, individual, faulty_upstream):
     )
     response = reviewer.post(
         reverse("customers-edit-kyc", args=[individual.customer_id]),
-        {**rows(1), "kyc_documents-0-document_type": "GOVERNMENT_ID", "kyc_documents-0-document_subtype": "PASSPORT"},
+        marked(
+            {
+                **rows(1),
+                "kyc_documents-0-document_type": "GOVERNMENT_ID",
+                "kyc_documents-0-document_subtype": "PASSPORT",
+            }
+        ),
     )
     (patch,) = faulty_upstream.sent("PATCH")
     assert json.loads(patch.content)["kycData"] == {"documents": [{"type": "GOVERNMENT_ID", "subtype": "PASSPORT"}]}
@@ -108,12 +117,14 @@ def test_a_row_is_checked_like_the_first_document(reviewer, individual, faulty_u
     faulty_upstream.fail("down")
     response = reviewer.post(
         reverse("customers-edit-kyc", args=[individual.customer_id]),
-        {
-            **rows(1),
-            "kyc_documents-0-front_image": upload("front.png"),
-            "kyc_documents-0-document_issued": "2020-01-02",
-            "kyc_documents-0-document_expires": "2020-01-01",
-        },
+        marked(
+            {
+                **rows(1),
+                "kyc_documents-0-front_image": upload("front.png"),
+                "kyc_documents-0-document_issued": "2020-01-02",
+                "kyc_documents-0-document_expires": "2020-01-01",
+            }
+        ),
     )
     row = response.context["edit"].documents.forms[0]
     assert row.errors["document_type"] == ["Choose the document type of these images (usually Government ID)."]
@@ -127,7 +138,7 @@ def test_a_row_is_checked_like_the_first_document(reviewer, individual, faulty_u
 def test_add_a_document_without_javascript(reviewer, individual):
     response = reviewer.post(
         reverse("customers-edit-kyc", args=[individual.customer_id]),
-        {**rows(0), "legal_first_name": "Ada", "add_row": "kyc_documents"},
+        marked({**rows(0), "legal_first_name": "Ada", "add_row": "kyc_documents"}),
     )
     assert len(response.context["edit"].documents.forms) == 1
     assert 'value="Ada"' in response.content.decode()

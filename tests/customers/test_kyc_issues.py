@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from customers.forms.issues import documents_left_missing
 from customers.models import Customer
+from tests.marks import marked
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 IMAGE = "data:image/png;base64," + base64.b64encode(PNG).decode()
@@ -77,7 +78,7 @@ def stored(customer: Customer) -> dict:
     return row.kyc_data or row.kyb_data or {}
 
 
-def marked(html: str, kind: str = "asked") -> list[str]:
+def inputs_marked(html: str, kind: str = "asked") -> list[str]:
     """The names of the inputs whose field carries the mark ("asked" or "resend")."""
     names = []
     for chunk in html.split('<div class="field')[1:]:
@@ -100,9 +101,9 @@ def test_the_form_lists_the_issue_marks_the_back_and_folds_the_rest(reviewer, mi
 
     assert '<span title="DOCUMENT_MISSING_BACK">Back of ID missing</span>' in html
     assert "The back of the government ID is missing." in html  # the API's own message
-    assert marked(html) == ["back_image"]
+    assert inputs_marked(html) == ["back_image"]
     assert "Asked for: " in html and "⚑" in html  # a marker and words, not colour alone
-    assert marked(html, "resend") == ["document_type", "front_image", "proof_of_address_image"]
+    assert inputs_marked(html, "resend") == ["document_type", "front_image", "proof_of_address_image"]
     # What the issue asks for comes first; the sections it does not concern wait folded.
     documents = html.index('id="section-documents"')
     folded = html.index('<details class="other-sections">')
@@ -113,7 +114,7 @@ def test_the_form_lists_the_issue_marks_the_back_and_folds_the_rest(reviewer, mi
 
 
 def test_what_is_on_file_comes_from_the_mirror_and_the_audit(reviewer, missing_back):
-    reviewer.post(edit_url(missing_back), {"legal_first_name": "Ada"})  # not the documents
+    reviewer.post(edit_url(missing_back), marked({"legal_first_name": "Ada"}))  # not the documents
     Customer.objects.filter(pk=missing_back.pk).update(name="Ada L. (mirror)", email="ada@mirror.example")
 
     html = reviewer.get(edit_url(missing_back)).content.decode()
@@ -148,7 +149,7 @@ def test_each_document_issue_marks_its_fields(reviewer, reviewed, documents, cod
 
     for code in codes:
         assert f'<span title="{code}">' in html
-    assert marked(html) == asked
+    assert inputs_marked(html) == asked
 
 
 def test_a_sanctioned_country_marks_the_nationality_of_a_closed_profile(reviewer, reviewed):
@@ -158,7 +159,7 @@ def test_a_sanctioned_country_marks_the_nationality_of_a_closed_profile(reviewer
     html = reviewer.get(edit_url(customer)).content.decode()
 
     assert '<span title="SANCTIONED_COUNTRY">Sanctioned country</span>' in html
-    assert marked(html) == ["nationality", "national_id_issuing_country"]
+    assert inputs_marked(html) == ["nationality", "national_id_issuing_country"]
     assert "the API accepts changes only while a customer is created or needs additional information" in html
     assert "hosted form" not in html.split('id="h-open-issues"')[1].split("</section>")[0]
 
@@ -174,7 +175,7 @@ def test_the_kyb_form_asks_for_a_control_person_and_a_business_document(reviewer
 
     assert '<span title="CONTROL_PERSON_MISSING">Control person missing</span>' in html
     assert '<span title="BUSINESS_DOCUMENT_MISSING">Company document missing</span>' in html
-    assert marked(html) == ["persons-0-is_control_person", "documents-0-type", "documents-0-document_image"]
+    assert inputs_marked(html) == ["persons-0-is_control_person", "documents-0-type", "documents-0-document_image"]
     folded = html.index('<details class="other-sections">')
     assert html.index('id="section-persons"') < folded < html.index('id="section-business"')
     assert "enter every associated person" in html
@@ -183,7 +184,7 @@ def test_the_kyb_form_asks_for_a_control_person_and_a_business_document(reviewer
 def test_without_issues_nothing_is_folded_or_marked(reviewer, reviewed):
     customer = reviewed("INDIVIDUAL", None)
     html = reviewer.get(edit_url(customer)).content.decode()
-    assert "other-sections" not in html and marked(html) == [] and marked(html, "resend") == []
+    assert "other-sections" not in html and inputs_marked(html) == [] and inputs_marked(html, "resend") == []
     assert "No open verification issues" in html
 
 
@@ -193,13 +194,15 @@ def test_without_issues_nothing_is_folded_or_marked(reviewer, reviewed):
 def test_answering_the_missing_back_sends_only_the_documents(reviewer, missing_back):
     response = reviewer.post(
         edit_url(missing_back),
-        {
-            "document_type": "GOVERNMENT_ID",
-            "document_subtype": "NATIONAL_ID",
-            "front_image": png("front.png"),
-            "back_image": png("back.png"),
-            "proof_of_address_image": png("bill.png"),
-        },
+        marked(
+            {
+                "document_type": "GOVERNMENT_ID",
+                "document_subtype": "NATIONAL_ID",
+                "front_image": png("front.png"),
+                "back_image": png("back.png"),
+                "proof_of_address_image": png("bill.png"),
+            }
+        ),
         follow=True,
     )
 
@@ -213,12 +216,14 @@ def test_answering_the_missing_back_sends_only_the_documents(reviewer, missing_b
 def test_a_passport_answers_without_a_back_and_the_review_passes(reviewer, missing_back, upstream):
     response = reviewer.post(
         edit_url(missing_back),
-        {
-            "document_type": "GOVERNMENT_ID",
-            "document_subtype": "PASSPORT",
-            "front_image": png("passport.png"),
-            "proof_of_address_image": png("bill.png"),
-        },
+        marked(
+            {
+                "document_type": "GOVERNMENT_ID",
+                "document_subtype": "PASSPORT",
+                "front_image": png("passport.png"),
+                "proof_of_address_image": png("bill.png"),
+            }
+        ),
     )
     assert response.status_code == 302
     # The set the form let through is one the sandbox's review accepts.
@@ -228,7 +233,9 @@ def test_a_passport_answers_without_a_back_and_the_review_passes(reviewer, missi
 def test_only_the_back_is_refused_before_it_wipes_the_documents_on_file(reviewer, missing_back, upstream):
     before = stored(missing_back)
 
-    response = reviewer.post(edit_url(missing_back), {"document_type": "GOVERNMENT_ID", "back_image": png("back.png")})
+    response = reviewer.post(
+        edit_url(missing_back), marked({"document_type": "GOVERNMENT_ID", "back_image": png("back.png")})
+    )
 
     html = response.content.decode()
     assert "Nothing was changed." in html
@@ -242,7 +249,7 @@ def test_only_the_back_is_refused_before_it_wipes_the_documents_on_file(reviewer
 
 def test_the_preset_document_type_alone_is_not_sent(reviewer, missing_back):
     before = stored(missing_back)["documents"]
-    reviewer.post(edit_url(missing_back), {"document_type": "GOVERNMENT_ID", "legal_last_name": "Byron"})
+    reviewer.post(edit_url(missing_back), marked({"document_type": "GOVERNMENT_ID", "legal_last_name": "Byron"}))
     data = stored(missing_back)
     assert data["legalLastName"] == "Byron" and data["documents"] == before
 
@@ -253,7 +260,7 @@ def test_a_person_list_without_a_control_person_is_refused(reviewer, reviewed):
     management |= {"documents-TOTAL_FORMS": "1", "documents-INITIAL_FORMS": "0"}
     person = {"persons-0-legal_first_name": "Ann", "persons-0-legal_last_name": "Owner"}
 
-    response = reviewer.post(edit_url(customer), {**management, **person, "documents-0-type": "OTHER"})
+    response = reviewer.post(edit_url(customer), marked({**management, **person, "documents-0-type": "OTHER"}))
 
     edit = response.context["edit"]
     assert edit.persons.forms[0].errors["is_control_person"] == [
@@ -264,13 +271,15 @@ def test_a_person_list_without_a_control_person_is_refused(reviewer, reviewed):
 
     reviewer.post(
         edit_url(customer),
-        {
-            **management,
-            **person,
-            "persons-0-is_control_person": "on",
-            "documents-0-type": "ARTICLES_OF_INCORPORATION",
-            "documents-0-document_image": png("articles.png"),
-        },
+        marked(
+            {
+                **management,
+                **person,
+                "persons-0-is_control_person": "on",
+                "documents-0-type": "ARTICLES_OF_INCORPORATION",
+                "documents-0-document_image": png("articles.png"),
+            }
+        ),
     )
     data = stored(customer)
     assert data["associatedPersons"][0]["isControlPerson"] is True
@@ -284,13 +293,13 @@ def test_a_person_list_without_a_control_person_is_refused(reviewer, reviewed):
 def test_the_national_id_is_never_in_the_page_and_survives_an_error(reviewer, missing_back):
     triple = {"national_id_type": "ssn", "national_id_number": "987654321", "national_id_issuing_country": "US"}
 
-    html = reviewer.post(edit_url(missing_back), {**triple, "phone_number": "0123"}).content.decode()
+    html = reviewer.post(edit_url(missing_back), marked({**triple, "phone_number": "0123"})).content.decode()
 
     assert "987654321" not in html and "•••• 4321" in html
     kept = re.search(r'name="national_id_number_kept" value="([^"]+)"', html).group(1)
     response = reviewer.post(
         edit_url(missing_back),
-        {"national_id_type": "ssn", "national_id_issuing_country": "US", "national_id_number_kept": kept},
+        marked({"national_id_type": "ssn", "national_id_issuing_country": "US", "national_id_number_kept": kept}),
     )
     assert response.status_code == 302
     assert stored(missing_back)["nationalIdNumber"] == "987654321"
@@ -300,7 +309,7 @@ def test_the_national_id_is_never_in_the_page_and_survives_an_error(reviewer, mi
 def test_a_tampered_kept_national_id_counts_as_not_typed(reviewer, missing_back):
     response = reviewer.post(
         edit_url(missing_back),
-        {"national_id_type": "ssn", "national_id_issuing_country": "US", "national_id_number_kept": "forged"},
+        marked({"national_id_type": "ssn", "national_id_issuing_country": "US", "national_id_number_kept": "forged"}),
     )
     assert "go together" in response.context["form"].errors["national_id_number"][0]
     assert stored(missing_back)["nationalIdNumber"] == NATIONAL_ID
@@ -312,18 +321,20 @@ def test_an_upstream_failure_keeps_everything_typed(reviewer, missing_back, faul
 
     response = reviewer.post(
         edit_url(missing_back),
-        {
-            "legal_first_name": "Augusta",
-            "phone_number": "+12025550123",
-            "national_id_type": "ssn",
-            "national_id_number": "987654321",
-            "national_id_issuing_country": "US",
-            "document_type": "GOVERNMENT_ID",
-            "document_subtype": "NATIONAL_ID",
-            "front_image": png("front.png"),
-            "back_image": png("back.png"),
-            "proof_of_address_image": png("bill.png"),
-        },
+        marked(
+            {
+                "legal_first_name": "Augusta",
+                "phone_number": "+12025550123",
+                "national_id_type": "ssn",
+                "national_id_number": "987654321",
+                "national_id_issuing_country": "US",
+                "document_type": "GOVERNMENT_ID",
+                "document_subtype": "NATIONAL_ID",
+                "front_image": png("front.png"),
+                "back_image": png("back.png"),
+                "proof_of_address_image": png("bill.png"),
+            }
+        ),
     )
 
     html = response.content.decode()

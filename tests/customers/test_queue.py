@@ -9,6 +9,7 @@ from django.utils import timezone
 from core.models import AuditEvent
 from customers.models import Customer
 from tests.factories import CustomerFactory, VerificationIssueFactory
+from tests.marks import marked
 
 URL = reverse("customers-list-customers")
 pytestmark = pytest.mark.django_db
@@ -156,15 +157,15 @@ def test_counts_per_status_are_labelled(reviewer, mix):
 
 
 def test_next_case_claims_the_oldest_unclaimed_of_the_filter(reviewer, mix):
-    response = reviewer.post(reverse("customers-claim-next-case"), {"status": ["UNDER_REVIEW", "REJECTED"]})
+    response = reviewer.post(reverse("customers-claim-next-case"), marked({"status": ["UNDER_REVIEW", "REJECTED"]}))
     oldest = min([mix["review"], mix["rejected"]], key=lambda c: (c.status_since, c.id))
     assert response["Location"] == reverse("customers-view-customer", args=[oldest.customer_id])
     oldest.refresh_from_db()
     assert oldest.assignee.username == "compliance-user" and oldest.claimed_at
     assert AuditEvent.objects.filter(action="customer.assign", target_id=oldest.customer_id).exists()
     # The next press takes the other one, then there is none left.
-    reviewer.post(reverse("customers-claim-next-case"), {"status": ["UNDER_REVIEW", "REJECTED"]})
-    response = reviewer.post(reverse("customers-claim-next-case"), {"status": ["UNDER_REVIEW", "REJECTED"]})
+    reviewer.post(reverse("customers-claim-next-case"), marked({"status": ["UNDER_REVIEW", "REJECTED"]}))
+    response = reviewer.post(reverse("customers-claim-next-case"), marked({"status": ["UNDER_REVIEW", "REJECTED"]}))
     assert response["Location"].startswith(URL)
 
 

@@ -10,6 +10,7 @@ from django.urls import reverse
 from core.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import PaymentAccount
+from tests.marks import marked
 from tests.payments.account_fixtures import EVM_ADDRESS, ROUTING, SOLANA_ADDRESS, make_account, make_customer
 
 CREATE = reverse("payments-create-payment-account")
@@ -26,33 +27,37 @@ def admin(client_as):
 
 
 def wallet_form(customer_id, **fields):
-    return {
-        "account_type": "EXTERNAL_CRYPTO_WALLET",
-        "customer_id": customer_id,
-        "nickname": "Treasury",
-        "chain": "BASE",
-        "currency": "USDC",
-        "address": EVM_ADDRESS,
+    return marked(
+        {
+            "account_type": "EXTERNAL_CRYPTO_WALLET",
+            "customer_id": customer_id,
+            "nickname": "Treasury",
+            "chain": "BASE",
+            "currency": "USDC",
+            "address": EVM_ADDRESS,
+        },
         **fields,
-    }
+    )
 
 
 def bank_form(customer_id, **fields):
-    return {
-        "account_type": "EXTERNAL_BANK_ACCOUNT",
-        "customer_id": customer_id,
-        "nickname": "Payroll",
-        "entry": "DETAILS",
-        "bank_account_type": "CHECKING",
-        "owner_name": "Ada Lovelace",
-        "owner_email": "ada@example.com",
-        "bank_name": "First Test Bank",
-        "currency": "USD",
-        "payment_method": "ACH",
-        "account_number": "000123456789",
-        "routing_number": ROUTING,
+    return marked(
+        {
+            "account_type": "EXTERNAL_BANK_ACCOUNT",
+            "customer_id": customer_id,
+            "nickname": "Payroll",
+            "entry": "DETAILS",
+            "bank_account_type": "CHECKING",
+            "owner_name": "Ada Lovelace",
+            "owner_email": "ada@example.com",
+            "bank_name": "First Test Bank",
+            "currency": "USD",
+            "payment_method": "ACH",
+            "account_number": "000123456789",
+            "routing_number": ROUTING,
+        },
         **fields,
-    }
+    )
 
 
 def mirror_snapshot():
@@ -151,19 +156,25 @@ def test_unknown_customer(admin, upstream):
 
 def test_api_down_leaves_the_mirror_unchanged(admin, customer_id, faulty_upstream):
     faulty_upstream.fail("slow")
-    response = admin.post(CREATE, wallet_form(customer_id))
+    form = wallet_form(customer_id)
+    response = admin.post(CREATE, form)
     assert response.status_code == 200
-    # The request went out and its answer was lost: the account may exist upstream now.
-    message = (
-        "The Payments API did not answer, so this may have gone through: "
-        "refresh (or wait for the next sync) before trying again."
-    )
+    # The request went out and its answer was lost: the account may exist upstream now, and
+    # the look for it timed out too. The same form sent again is read back first.
+    message = "The Payments API did not answer, so this may have gone through; trying again is safe."
     assert list(response.context["form"].non_field_errors()) == [message]
     assert message in response.content.decode() and "timed out" not in response.content.decode()
     assert len(faulty_upstream.sent("POST", "/payment-accounts")) == 1  # a create is never sent twice
     assert not PaymentAccount.objects.exists()
     event = AuditEvent.objects.get(action="payment_account.create")
-    assert event.outcome == "failure" and event.details == {"error": "ApiTimeout"}
+    assert event.outcome == "failure" and event.details == {"error": "ApiTimeout", "checked": "unknown"}
+    assert f'name="submission" value="{form["submission"]}"' in response.content.decode()
+
+    faulty_upstream.fail(None)
+    assert admin.post(CREATE, form).status_code == 302
+    # The look first (GET), which found nothing made, then the one create.
+    assert [r.method for r in faulty_upstream.requests] == ["GET", "POST"]
+    assert PaymentAccount.objects.count() == 1
 
 
 def test_bank_account_with_numbers_shows_only_the_mask(admin, customer_id):
@@ -274,7 +285,7 @@ def test_refresh_when_the_api_is_down(admin, upstream, customer_id, faulty_upstr
 
 
 def test_service_crypto_wallet_and_its_balances(admin, upstream, customer_id):
-    form = {"account_type": "SERVICE_CRYPTO_WALLET", "customer_id": customer_id, "nickname": "Hot", "chain": "BASE"}
+    form = marked(account_type="SERVICE_CRYPTO_WALLET", customer_id=customer_id, nickname="Hot", chain="BASE")
     response = admin.post(CREATE, form)
     assert response.status_code == 302
     account = PaymentAccount.objects.get()
@@ -297,12 +308,12 @@ def test_service_crypto_wallet_and_its_balances(admin, upstream, customer_id):
 
 
 def test_service_auto_fiat_account(admin, customer_id):
-    form = {
-        "account_type": "SERVICE_AUTO_FIAT_ACCOUNT",
-        "customer_id": customer_id,
-        "currency": "EUR",
-        "destination_currencies": ["USDC", "EURC"],
-    }
+    form = marked(
+        account_type="SERVICE_AUTO_FIAT_ACCOUNT",
+        customer_id=customer_id,
+        currency="EUR",
+        destination_currencies=["USDC", "EURC"],
+    )
     assert admin.post(CREATE, form).status_code == 302
     account = PaymentAccount.objects.get()
     assert account.details == {

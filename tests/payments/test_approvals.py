@@ -96,7 +96,7 @@ def test_the_threshold_is_in_usd_and_inclusive(maker, setup, amount, needs):
     assert ("Ask for approval" in html) is needs
 
 
-def test_a_large_execute_waits_for_a_second_person(maker, checker, setup, faulty_upstream):
+def test_a_large_execute_waits_for_a_second_person(maker, checker, setup, faulty_upstream, make_staff):
     quote = make_quote(maker, setup)
     approval = ask(maker, quote, correlation_id="batch-1")
     assert (approval.status, approval.maker.username, approval.kind) == ("pending", "olga", "execute_quote")
@@ -139,10 +139,14 @@ def test_a_large_execute_waits_for_a_second_person(maker, checker, setup, faulty
     assert (event.actor_username, event.details["maker"], event.details["checker"]) == ("pavel", "olga", "pavel")
     assert AuditEvent.objects.filter(action="approval.approve", actor_username="pavel").exists()
 
-    # Approving again executes nothing more.
-    again = approve(checker, approval).content.decode()
-    assert "This request is no longer waiting: it is done." in again
+    # Approving again (a resend) executes nothing more: it answers with what was done.
+    again = approve(checker, approval)
+    assert again.redirect_chain[-1][0] == reverse("payments-view-transaction", args=[tx.transaction_id])
     assert len(faulty_upstream.sent("POST", "/transactions")) == 1
+    assert AuditEvent.objects.filter(action="quote.execute", outcome="success").count() == 1
+    # Another checker is told it is done.
+    other = approve(_signed_in(make_staff("admin", "rita")), approval).content.decode()
+    assert "This request is no longer waiting: it is done." in other
 
 
 def test_the_direct_execute_is_refused_above_the_threshold_whatever_is_posted(maker, setup, settings):

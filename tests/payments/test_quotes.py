@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent
+from core.models import AuditEvent, WriteClaim
 from payments.models import Quote, Transaction
 from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
@@ -143,13 +143,21 @@ def test_execute_makes_the_transaction_and_a_second_execute_replays_it(client_as
     assert first["Location"] == reverse("payments-view-transaction", args=[tx.transaction_id])
     assert tx.status == "AWAITING_TRANSFER" and tx.correlation_id == "batch-7" and tx.quote_id == quote.quote_id
     assert tx.status_changes.get().seen_by == "staff"
-    # A browser retry after the mirror lost nothing: one transaction, same page.
-    Transaction.objects.all().delete()  # as if the first answer never reached the mirror
+    # A second execute answers with the first's transaction, without a call.
+    again = client.post(url, {"correlation_id": "batch-7"})
+    assert again["Location"] == first["Location"]
+    # A browser retry after a lost answer: one transaction, same page. As if the first answer
+    # never reached the mirror: no row, its claim left with an unknown outcome.
+    Transaction.objects.all().delete()
+    WriteClaim.objects.update(state=WriteClaim.State.UNKNOWN)
     second = client.post(url, {"correlation_id": "something else"})
     assert Transaction.objects.get().transaction_id == tx.transaction_id
     assert second["Location"] == first["Location"]
     quote.refresh_from_db()
     assert quote.request["correlationId"] == "batch-7"  # the first execute bound the body
+    # The API replayed its answer: audited as such, with the read-back that found it.
+    replayed = AuditEvent.objects.filter(action="quote.execute", outcome="success").latest("id")
+    assert replayed.details["replayed"] is True and replayed.details["reconciled"] == "earlier try"
 
 
 def test_expired_quote_says_so_and_offers_the_same_inputs(client_as, upstream, setup):

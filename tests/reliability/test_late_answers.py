@@ -13,21 +13,24 @@ from django.urls import reverse
 from core.models import AuditEvent
 from customers.models import Customer
 from payments.models import Transaction
+from tests.marks import marked
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 pytestmark = pytest.mark.django_db
 
-NEW = {
-    "customer_type": "INDIVIDUAL",
-    "email": "late@example.com",
-    "first_name": "Late",
-    "last_name": "Answer",
-    **{
-        f"{prefix}-{name}": "0"
-        for prefix in ("persons", "documents", "kyc_documents")
-        for name in ("TOTAL_FORMS", "INITIAL_FORMS")
-    },
-}
+NEW = marked(
+    {
+        "customer_type": "INDIVIDUAL",
+        "email": "late@example.com",
+        "first_name": "Late",
+        "last_name": "Answer",
+        **{
+            f"{prefix}-{name}": "0"
+            for prefix in ("persons", "documents", "kyc_documents")
+            for name in ("TOTAL_FORMS", "INITIAL_FORMS")
+        },
+    }
+)
 
 
 def upstream_customers(upstream, email):
@@ -74,6 +77,31 @@ def test_a_create_whose_answer_is_lost_and_not_done_says_so_and_a_retry_makes_on
     assert len(upstream_customers(upstream, "late@example.com")) == 1
 
 
+def test_a_create_that_could_not_be_checked_is_read_back_before_it_is_sent_again(client_as, upstream, faulty_upstream):
+    """The answer lost and the look failed too: the same form sent again finds the customer the
+    first try made instead of making a second."""
+    client = client_as("compliance")
+
+    def done_but_lost(request):
+        if request.method == "POST":
+            faulty_upstream.to_sandbox(request)  # done upstream; the look (GET) fails as well
+        raise httpx.ReadTimeout("The read operation timed out", request=request)
+
+    faulty_upstream.answer(done_but_lost)
+    html = client.post(reverse("customers-create-customer"), NEW).content.decode()
+    assert "may have gone through; trying again is safe." in html
+    assert len(upstream_customers(upstream, "late@example.com")) == 1
+
+    faulty_upstream.fail(None)
+    response = client.post(reverse("customers-create-customer"), NEW)
+    customer = Customer.objects.get(email="late@example.com")
+    assert response["Location"] == reverse("customers-view-customer", args=[customer.customer_id])
+    assert faulty_upstream.sent("POST", "/customers") == []
+    assert len(upstream_customers(upstream, "late@example.com")) == 1
+    event = AuditEvent.objects.get(action="customer.create", outcome="success")
+    assert event.details["reconciled"] == "earlier try"
+
+
 def test_a_create_that_cannot_be_checked_says_it_may_have_gone_through(client_as, upstream, faulty_upstream):
     client = client_as("compliance")
     faulty_upstream.fail("slow")  # the look times out too
@@ -102,7 +130,8 @@ def test_a_customer_the_mirror_knew_before_is_not_taken_for_the_new_one(client_a
         return faulty_upstream.to_sandbox(request)
 
     faulty_upstream.answer(lost_before_the_api)
-    html = client_as("compliance").post(reverse("customers-create-customer"), NEW).content.decode()
+    confirmed = marked(NEW, same_email="on")  # the page showed the one it knows, and staff confirmed
+    html = client_as("compliance").post(reverse("customers-create-customer"), confirmed).content.decode()
     assert "this was not done" in html
     assert Customer.objects.filter(email="late@example.com").count() == 1
 

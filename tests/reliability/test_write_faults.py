@@ -21,6 +21,7 @@ from django.urls import reverse
 from core.models import AuditEvent
 from mirror.models import WebhookEvent
 from tests.factories import WebhookEventFactory
+from tests.marks import marked
 from tests.matrix import MATRIX
 from tests.payments.transactions_helpers import quote_post_data
 from tests.reliability.world import World
@@ -84,7 +85,7 @@ class Case:
 
 def _create_customer(world):
     body = {"customer_type": "INDIVIDUAL", "email": "new@example.com", "first_name": "New", "last_name": "Person"}
-    return reverse("customers-create-customer"), body
+    return reverse("customers-create-customer"), marked(body)
 
 
 def _refresh_customer(world):
@@ -97,7 +98,7 @@ def _refresh_customer(world):
 
 def _edit_kyc(world):
     body = {"legal_first_name": "Kim", "legal_last_name": "Lee", "nationality": "US"}
-    return reverse("customers-edit-kyc", args=[world.individual.customer_id]), body
+    return reverse("customers-edit-kyc", args=[world.individual.customer_id]), marked(body)
 
 
 def _edit_kyb(world):
@@ -110,7 +111,7 @@ def _edit_kyb(world):
         "kyb-business_type": "LIMITED_LIABILITY_COMPANY",
         "kyb-registration_country": "GB",
     }
-    return reverse("customers-edit-kyb", args=[world.business.customer_id]), body
+    return reverse("customers-edit-kyb", args=[world.business.customer_id]), marked(body)
 
 
 def _create_account(world):
@@ -120,7 +121,7 @@ def _create_account(world):
         "nickname": "Ops wallet",
         "chain": "BASE",
     }
-    return reverse("payments-create-payment-account"), body
+    return reverse("payments-create-payment-account"), marked(body)
 
 
 def _refresh_account(world):

@@ -20,6 +20,7 @@ from core.models import AuditEvent, Counter
 from core.upstream import override_client
 from mirror.models import WebhookEvent
 from paymentsapi import PaymentsApiClient, PaymentsApiError
+from tests.marks import marked
 from tests.security.common import GETS, MATRIX, url_of
 from tests.webhooks import signed
 
@@ -232,12 +233,12 @@ def test_a_national_id_number_appears_only_masked(client_as, nai_customer, all_l
     triple = {"national_id_type": "ssn", "national_id_number": NATIONAL_ID, "national_id_issuing_country": "US"}
     # A failed submit first: the number does not come back, not even in its input; it is kept
     # encrypted in a hidden input, its last four digits shown.
-    failed = client.post(url, {**triple, "phone_number": "0123"}).content.decode()
+    failed = client.post(url, marked({**triple, "phone_number": "0123"})).content.decode()
     assert NATIONAL_ID not in failed
     assert 'type="password" name="national_id_number"' in failed and 'name="national_id_number_kept"' in failed
     assert "•••• 4321" in failed
     # Then the real submit, and everything staff can see afterwards.
-    response = client.post(url, {**triple, "legal_first_name": "Ada"})
+    response = client.post(url, marked({**triple, "legal_first_name": "Ada"}))
     assert response.status_code == 302, response.content.decode()[:2000]
     seen = [
         client.get(response["Location"]).content.decode(),
