@@ -11,6 +11,7 @@ process sees them. docs/operations.md says what each failing check means and wha
 """
 
 import asyncio
+import concurrent.futures
 import inspect
 import time
 
@@ -45,13 +46,25 @@ def beat_published(sender=None, **kwargs):
         mark_heartbeat("beat")
 
 
+def _run_coroutine(function) -> None:
+    """Runs an asynchronous check to its end; in a thread of its own when this thread already
+    runs an event loop (an ASGI server, a test's loop), where asyncio.run refuses."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(function())
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(lambda: asyncio.run(function())).result()
+
+
 def _probe(check: HealthCheck) -> str:
     """'ok', or 'unavailable' when the check failed. A check that runs synchronously (the
     database's) runs in the request's thread, on its connection: the library's own runner would
     open a connection in a thread of its own for every probe."""
     try:
         if inspect.iscoroutinefunction(check.run):
-            asyncio.run(check.run())
+            _run_coroutine(check.run)
         else:
             check.run()
     except Exception:  # HealthCheckException, or whatever the backend raised: the same answer

@@ -112,10 +112,14 @@ def _created_at(value) -> dt.datetime | None:
         return None
     try:
         moment = dt.datetime.fromisoformat(re.sub(r"(T\d{2}:\d{2}):60", r"\1:59", text))
+    except ValueError:  # February 31st
+        return None
+    try:
         # In UTC: PostgreSQL takes offsets up to 15:59 only, RFC 3339 up to 23:59.
         return moment.astimezone(dt.UTC)
-    except (ValueError, OverflowError):  # February 31st; a moment before year 1 in UTC
-        return None
+    except OverflowError:  # a moment of year 1 or 9999 that falls outside them in UTC
+        edge = dt.datetime.min if moment.year == 1 else dt.datetime.max
+        return edge.replace(tzinfo=dt.UTC)
 
 
 def _without_nul(value):

@@ -56,3 +56,16 @@ def test_pages_keep_the_host_check_and_the_ssl_redirect(client):
     assert redirect["Location"] == "https://backoffice.example.com/accounts/login/"
     served = client.get("/accounts/login/", HTTP_HOST="backoffice.example.com", HTTP_X_FORWARDED_PROTO="https")
     assert served.status_code == 200
+
+
+def test_the_cache_probe_answers_inside_a_running_event_loop(db, recwarn):
+    """An asynchronous check from a thread that runs a loop (an ASGI server) is still run."""
+    import asyncio
+
+    from backoffice import health
+
+    async def probe():
+        return health.cache_status()
+
+    assert asyncio.run(probe()) == health.cache_status() == "ok"
+    assert not [w for w in recwarn if "never awaited" in str(w.message)]

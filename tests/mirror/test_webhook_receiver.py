@@ -74,6 +74,20 @@ def test_a_stored_event_holds_the_payload_and_its_times(client, db, no_processin
     assert (stored.attempts, stored.last_error, stored.processed_at, stored.not_before) == (0, "", None, None)
 
 
+@pytest.mark.parametrize(
+    ("created_at", "stored_as"),
+    [
+        ("0001-01-01T00:00:00+00:01", dt.datetime.min.replace(tzinfo=dt.UTC)),
+        ("9999-12-31T23:59:59-00:01", dt.datetime.max.replace(tzinfo=dt.UTC)),
+        ("2026-06-30t23:59:60z", dt.datetime(2026, 6, 30, 23, 59, 59, tzinfo=dt.UTC)),
+    ],
+)
+def test_a_valid_moment_at_the_calendar_s_edge_is_stored(client, db, no_processing, created_at, stored_as):
+    evt = {**event(), "createdAt": created_at}
+    assert post(client, *signed(evt)).status_code == 202
+    assert WebhookEvent.objects.get().occurred_at == stored_as
+
+
 @pytest.mark.parametrize("where", ["eventId", "data"])
 def test_text_the_database_cannot_hold_is_refused_and_nothing_is_stored(client, db, no_processing, where):
     evt = event()
