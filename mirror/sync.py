@@ -9,6 +9,7 @@ import datetime as dt
 import logging
 from collections.abc import Callable
 
+from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
@@ -18,7 +19,7 @@ from core.upsert import UpsertCounts
 from core.upstream import get_client
 from customers.models import Customer
 from customers.upserts import customers_mark_missing, customers_upsert
-from payments.models import TERMINAL_TRANSACTION_STATUSES, Transaction
+from payments.models import TERMINAL_TRANSACTION_STATUSES, AutomationRule, PaymentAccount, Transaction
 from payments.upserts import (
     automation_rules_mark_missing,
     automation_rules_upsert,
@@ -77,8 +78,45 @@ def _close_interrupted_runs() -> None:
         log.warning("Closed %d sync run(s) left running by a process that died", closed)
 
 
-def _paged(run, lease, list_page, upsert, mark_missing, progress) -> UpsertCounts:
-    counts, token = UpsertCounts(), None
+class _Statistics:
+    """Keeps the planner's statistics of a table true while a sync grows it.
+
+    PostgreSQL plans the foreign-key checks of a page's rows once per connection, from the
+    statistics of the moment; a table analysed when empty (a new deployment's first sync, or any
+    server without autovacuum) keeps a full-scan plan, and each page then costs as much as the
+    table is large. So once the rows made since the last ANALYZE reach a quarter of those it
+    knew of (and at least MIN_ROWS), the table and those that point at it are analysed again."""
+
+    MIN_ROWS = 1000
+    SHARE = 0.25
+
+    def __init__(self, model):
+        self.tables = [model._meta.db_table] + [
+            rel.related_model._meta.db_table
+            for rel in model._meta.related_objects
+            if rel.one_to_many and rel.related_model._meta.app_label == model._meta.app_label
+        ]
+        self.on = connection.vendor == "postgresql"
+        self.known = self._rows() if self.on else 0
+        self.made = 0
+
+    def _rows(self) -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [self.tables[0]])
+            (rows,) = cursor.fetchone()
+        return max(int(rows), 0)  # -1: never analysed
+
+    def grew(self, created: int) -> None:
+        self.made += created
+        if self.on and self.made >= max(self.MIN_ROWS, self.SHARE * self.known):
+            with connection.cursor() as cursor:
+                for table in self.tables:
+                    cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
+            self.known, self.made = self.known + self.made, 0
+
+
+def _paged(run, lease, list_page, upsert, mark_missing, progress, *, model) -> UpsertCounts:
+    counts, token, statistics = UpsertCounts(), None, _Statistics(model)
     while True:
         # The client retries a failed GET with backoff; what still fails ends the run,
         # and the pages already stored stay stored.
@@ -88,7 +126,9 @@ def _paged(run, lease, list_page, upsert, mark_missing, progress) -> UpsertCount
             counts.failed += 1
             run.counts = counts.as_dict()
             raise
-        counts.add(upsert(page.items))
+        page_counts = upsert(page.items)
+        counts.add(page_counts)
+        statistics.grew(page_counts.created)
         progress(len(page.items))
         lease.extend()
         token = page.next_page_token
@@ -110,6 +150,7 @@ def sync_customers(*, client=None, progress: Progress = _noop) -> SyncRun:
             lambda items: customers_upsert(items=items, seen_by=Source.SYNC),
             customers_mark_missing,
             progress,
+            model=Customer,
         ),
     )
 
@@ -125,6 +166,7 @@ def sync_payment_accounts(*, client=None, progress: Progress = _noop) -> SyncRun
             lambda items: payment_accounts_upsert(items=items, seen_by=Source.SYNC),
             _merge_then_mark_missing,
             progress,
+            model=PaymentAccount,
         ),
     )
 
@@ -141,6 +183,7 @@ def sync_automation_rules(*, client=None, progress: Progress = _noop) -> SyncRun
             lambda items: automation_rules_upsert(items=items, seen_by=Source.SYNC),
             automation_rules_mark_missing,
             progress,
+            model=AutomationRule,
         ),
     )
 

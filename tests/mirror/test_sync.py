@@ -208,3 +208,34 @@ def test_sync_mirror_command_prints_a_summary(upstream, capsys):
     out = capsys.readouterr().out
     assert "customers: 3 created, 0 updated, 0 unchanged, 0 missing, 0 failed" in out
     assert SyncRun.objects.get(kind="customers").outcome == "succeeded"
+
+
+def test_a_sync_that_grows_the_mirror_by_a_large_share_refreshes_its_statistics(upstream):
+    """A first sync into an empty mirror must not keep the plans of an empty table."""
+    from django.db import connection
+
+    from mirror.sync import _Statistics
+
+    # The statistics an earlier test left behind set the share to reach (ANALYZE outlives rollbacks).
+    statistics = _Statistics(Customer)
+    size = max(statistics.MIN_ROWS, int(statistics.known * statistics.SHARE)) + 10
+    make_sandbox_customers(upstream.key, size)
+    analysed = []
+
+    def watch(execute, sql, params, many, context):
+        if sql.startswith("ANALYZE"):
+            analysed.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(watch):
+        assert sync_customers().outcome == "succeeded"
+        assert sync_customers().outcome == "succeeded"  # nothing new: nothing to analyse
+    if connection.vendor == "postgresql":
+        tables = {sql.split()[-1].strip('"') for sql in analysed}
+        assert {"customers_customer", "customers_verificationissue"} <= tables
+        assert len(analysed) == len(tables)  # once, by the first sync
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples FROM pg_class WHERE relname = 'customers_customer'")
+            assert cursor.fetchone()[0] >= size
+    else:
+        assert analysed == []
