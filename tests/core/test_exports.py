@@ -188,3 +188,25 @@ def test_the_filters_dates_are_the_pages_own_zone(client_as):
     assert "2026-01-16 00:30:05" in page
     assert [r[rows[0].index("requestId")] for r in rows[1:]] == [event.request_id]
     assert rows[1][0] == "2026-01-15T23:30:05.000000+00:00"
+
+
+@pytest.mark.parametrize(
+    ("name", "cell"),
+    [
+        *[(f"{start}SUM(1)", f"'{start}SUM(1)") for start in ["=", "+", "-", "@", "\t", "\r"]],
+        ("", ""),
+        ("Ada =1", "Ada =1"),
+        ("Ada\rLovelace\n", "Ada\rLovelace\n"),
+        ("Ærøskøbing ApS", "Ærøskøbing ApS"),
+        ("'=already", "'=already"),
+    ],
+)
+def test_the_database_applies_the_formula_rule_to_every_first_character(client_as, name, cell):
+    """The export's cells are guarded in SQL (COPY on PostgreSQL, the CASE elsewhere for joined
+    cells): the same rule as formula_safe, character by character."""
+    customer = CustomerFactory(name=name, status="UNDER_REVIEW")
+    VerificationIssueFactory(customer=customer, code="=HYPERLINK")
+    response = client_as("compliance").get(reverse("customers-export-customers"), {"status": "UNDER_REVIEW"})
+    (record,) = records_of(response)
+    assert record["name"] == cell == formula_safe(name)
+    assert record["issues"] == "'=HYPERLINK"
