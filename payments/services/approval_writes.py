@@ -25,7 +25,7 @@ from core.models import AuditEvent
 from paymentsapi import ApiConnectionError, ApiUnavailable, PaymentsApiError, RateLimited, ValidationFailed
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
-from .quotes import quote_create, quote_execute
+from .quotes import quote_again, quote_execute
 from .rules import automation_rule_create, automation_rule_update
 
 # A quote this close to its expiry is quoted again rather than risk it lapsing in flight.
@@ -127,7 +127,7 @@ def _write(*, actor, approval: ApprovalRequest, call: Callable[[], tuple[dict, d
 
 
 def _execute(*, actor, approval: ApprovalRequest, quote: Quote) -> tuple[dict, dict]:
-    correlation_id = approval.payload.get("correlationId") or approval.quote.request.get("correlationId", "")
+    correlation_id = approval.payload.get("correlationId") or approval.quote.correlation_id or ""
     tx = quote_execute(actor=actor, quote=quote, correlation_id=correlation_id, approval=approval)
     return {"transaction": tx.transaction_id}, {"transaction_id": tx.transaction_id}
 
@@ -183,9 +183,8 @@ def _quote_to_execute(*, actor, approval: ApprovalRequest) -> Quote | None:
         return Quote.objects.get(quote_id=approval.executed_quote_id)
     quote = approval.quote
     if quote.expires_at <= timezone.now() + QUOTE_MARGIN:
-        body = {k: v for k, v in quote.request.items() if k != "correlationId"}
         try:
-            quote = quote_create(actor=actor, customer=quote.customer, body=body)
+            quote = quote_again(actor=actor, quote=quote)
         except PaymentsApiError as error:
             _back_to_pending(approval)  # asking for a quote changes nothing
             raise ApprovalWriteFailed(
@@ -197,7 +196,7 @@ def _quote_to_execute(*, actor, approval: ApprovalRequest) -> Quote | None:
             reason = (
                 f"The price moved beyond {settings.APPROVAL_PRICE_TOLERANCE_BPS} bps: approved "
                 f"{approved.normalize():f}, now {now.normalize():f} "
-                f"{quote.request['destination']['destinationCurrency']}. Nothing was executed."
+                f"{quote.destination_currency}. Nothing was executed."
             )
             _finish(
                 actor=actor,

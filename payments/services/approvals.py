@@ -64,14 +64,13 @@ def approval_request_execute(*, actor, quote: Quote, correlation_id: str = "") -
     ).first()
     if waiting is not None:
         return waiting
-    source, destination = quote.request["source"], quote.request["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+    names = account_names(quote.source_account_id, quote.destination_account_id)
     customer = quote.customer.name or quote.customer.customer_id
     summary = (
-        f"Execute {quote.source_amount.normalize():f} {source['sourceCurrency']} → "
-        f"{quote.destination_amount.normalize():f} {destination['destinationCurrency']} for {customer}, "
-        f"from {account_name(names, source['sourcePaymentAccountId'])} "
-        f"to {account_name(names, destination['destinationPaymentAccountId'])}"
+        f"Execute {quote.source_amount.normalize():f} {quote.source_currency} → "
+        f"{quote.destination_amount.normalize():f} {quote.destination_currency} for {customer}, "
+        f"from {account_name(names, quote.source_account_id)} "
+        f"to {account_name(names, quote.destination_account_id)}"
     )
     return _new_request(
         actor=actor,

@@ -113,7 +113,7 @@ def _create_quote(request):
             quote = quote_create(
                 actor=request.user,
                 customer=customer,
-                body=form.api_body(),
+                terms=form.terms(),
                 correlation_id=form.cleaned_data["correlation_id"],
             )
         except PaymentsApiError as exc:
@@ -126,7 +126,7 @@ def _create_quote(request):
 
 def same_inputs_url(quote: Quote) -> str:
     params = QueryDict(mutable=True)
-    params.update(quote_inputs(quote.request))
+    params.update(quote_inputs(quote))
     return f"{reverse('payments-create-quote')}?{params.urlencode()}"
 
 
@@ -137,37 +137,32 @@ def view_quote(request, quote_id):
     if quote is None:
         # A quote made elsewhere (the API, an automation rule): its terms as its transaction carries them.
         return view_quote_of_transaction(request, quote_id)
-    request_source, request_destination = quote.request.get("source", {}), quote.request.get("destination", {})
     context = {
         "quote": quote,
-        "accounts": accounts_by_id(
-            request_source.get("sourcePaymentAccountId", ""),
-            request_destination.get("destinationPaymentAccountId", ""),
-        ),
+        "accounts": accounts_by_id(quote.source_account_id, quote.destination_account_id),
         "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
         "waiting": quote.approvals.filter(status=ApprovalStatus.PENDING, expires_at__gt=timezone.now())
         .select_related("maker")
         .first(),
-        "execute_form": ExecuteForm(initial={"correlation_id": quote.request.get("correlationId", "")}),
-        "correlation_bound": "correlationId" in quote.request,
+        "execute_form": ExecuteForm(initial={"correlation_id": quote.correlation_id or ""}),
+        "correlation_bound": quote.correlation_bound,
         "same_inputs_url": same_inputs_url(quote),
     }
     return render(request, "payments/quotes/show.html", context)
 
 
 def _execute_context(quote: Quote, form: ExecuteForm) -> dict:
-    source, destination = quote.request["source"], quote.request["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+    names = account_names(quote.source_account_id, quote.destination_account_id)
     return {
         "quote": quote,
         "form": form,
-        "source_name": account_name(names, source["sourcePaymentAccountId"]),
-        "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
+        "source_name": account_name(names, quote.source_account_id),
+        "destination_name": account_name(names, quote.destination_account_id),
         "usd_value": quote_usd_value(quote),
         "needs_approval": quote_needs_approval(quote),
         "threshold": settings.APPROVAL_THRESHOLD_USD,
         "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
-        "correlation_bound": "correlationId" in quote.request,
+        "correlation_bound": quote.correlation_bound,
     }
 
 
@@ -181,7 +176,7 @@ def execute_quote(request, quote_id):
     the quote's idempotency key goes with every execute of it (see services)."""
     quote = get_object_or_404(Quote.objects.select_related("customer"), quote_id=quote_id)
     if request.method == "GET":
-        initial = {"correlation_id": quote.request.get("correlationId") or request.GET.get("correlation_id", "")}
+        initial = {"correlation_id": quote.correlation_id or request.GET.get("correlation_id", "")}
         return render(request, "payments/quotes/execute.html", _execute_context(quote, ExecuteForm(initial=initial)))
     form = ExecuteForm(request.POST)
     if not form.is_valid():
