@@ -18,7 +18,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, PaymentAccount, Quote
+from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
+from ..selectors import account_name, account_names
 from .approval_writes import audit_approval, carry_out_once
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
@@ -46,15 +47,6 @@ def _new_request(*, actor, kind: str, summary: str, payload: dict, **links) -> A
         )
         audit_approval(actor=actor, action="approval.request", approval=approval)
     return approval
-
-
-def account_names(*account_ids: str) -> dict[str, str]:
-    accounts = PaymentAccount.objects.filter(account_id__in=[a for a in account_ids if a])
-    return {a.account_id: a.display_name for a in accounts}
-
-
-def account_name(names: dict[str, str], account_id: str) -> str:
-    return names.get(account_id) or f"account {account_id}"
 
 
 def approval_request_execute(*, actor, quote: Quote, correlation_id: str = "") -> ApprovalRequest:

@@ -15,12 +15,11 @@ from ..filters import ApprovalRequestFilter
 from ..forms.approvals import RejectForm
 from ..forms.rules import describe_cron
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, Transaction
+from ..selectors import account_name, account_names
 from ..services.approval_writes import ApprovalWriteFailed
 from ..services.approvals import (
     PERMISSION_FOR,
     ApprovalRefused,
-    account_name,
-    account_names,
     approval_approve,
     approval_reject,
     approval_withdraw,

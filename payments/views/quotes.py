@@ -16,8 +16,8 @@ from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import ApprovalStatus, Quote, Transaction
-from ..selectors import accounts_by_id, customers_search, quote_accounts
-from ..services.approvals import account_name, account_names, approval_request_execute
+from ..selectors import account_name, account_names, accounts_by_id, customers_search, quote_accounts
+from ..services.approvals import approval_request_execute
 from ..services.quotes import (
     ApprovalNeeded,
     exchange_rate_get,
