@@ -4,8 +4,9 @@ A maker asks (an execute at or above APPROVAL_THRESHOLD_USD, any automation rule
 change); a checker, another person holding the permission the action needs, approves or
 rejects with a reason; the maker may withdraw; a request lapses after APPROVAL_TTL_HOURS.
 
-Approval is one conditional UPDATE ... WHERE status = 'pending': of two checkers at once, or
-one pressing twice, exactly one wins. Its write is then claimed (core.claims): one request
+Approval is one conditional UPDATE ... WHERE status = 'pending' (payments.services.approval_states
+holds every change of a request's status): of two checkers at once, or one pressing twice,
+exactly one wins. Its write is then claimed (core.claims): one request
 makes it, under the request's own idempotency key, and writes the request's final state; the
 checker's other requests wait for that outcome and report it. The write runs with no database
 transaction open, as every staff write does.
@@ -20,7 +21,9 @@ from django.utils import timezone
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
 from ..selectors import account_name, account_names
-from .approval_writes import audit_approval, carry_out_once
+from . import approval_states as states
+from .approval_states import audit_approval
+from .approval_writes import carry_out_once
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
 PERMISSION_FOR = {
@@ -131,21 +134,6 @@ def _check_checker(actor, approval: ApprovalRequest) -> None:
         raise ApprovalRefused("Your role cannot approve this kind of request.")
 
 
-def _decide(*, actor, approval: ApprovalRequest, status: str, action: str, reason: str = "", **extra) -> bool:
-    """Move a pending, unexpired request to `status` if nobody else did first; audit it."""
-    now = timezone.now()
-    with transaction.atomic():
-        won = ApprovalRequest.objects.filter(pk=approval.pk, status=ApprovalStatus.PENDING, expires_at__gt=now).update(
-            status=status, decided_at=now, reason=reason, **extra
-        )
-        approval.refresh_from_db()
-        if won:
-            audit_approval(
-                actor=actor, action=action, approval=approval, details={"reason": reason} if reason else None
-            )
-    return bool(won)
-
-
 def _sent_again(approval: ApprovalRequest, *, status: str, actor) -> bool:
     """Whether the request already holds this person's own decision `status` (a double click,
     a resend): it stands as decided, and nothing is done or audited again."""
@@ -155,14 +143,7 @@ def _sent_again(approval: ApprovalRequest, *, status: str, actor) -> bool:
 
 def approval_reject(*, actor, approval: ApprovalRequest, reason: str) -> ApprovalRequest:
     _check_checker(actor, approval)
-    decided = _decide(
-        actor=actor,
-        approval=approval,
-        status=ApprovalStatus.REJECTED,
-        action="approval.reject",
-        reason=reason,
-        checker=actor,
-    )
+    decided = states.reject(approval, checker=actor, reason=reason)
     if not (decided or _sent_again(approval, status=ApprovalStatus.REJECTED, actor=actor)):
         raise ApprovalRefused(_why_not(approval))
     return approval
@@ -171,7 +152,7 @@ def approval_reject(*, actor, approval: ApprovalRequest, reason: str) -> Approva
 def approval_withdraw(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
     if approval.maker_id != actor.pk:
         raise ApprovalRefused("Only the maker of a request may withdraw it.")
-    decided = _decide(actor=actor, approval=approval, status=ApprovalStatus.WITHDRAWN, action="approval.withdraw")
+    decided = states.withdraw(approval, maker=actor)
     if not (decided or _sent_again(approval, status=ApprovalStatus.WITHDRAWN, actor=actor)):
         raise ApprovalRefused(_why_not(approval))
     return approval
@@ -193,7 +174,7 @@ def approval_approve(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
     The checker whose approval was interrupted (the API's answer lost) may press again: the
     same write is sent under the same key and replays the first answer."""
     _check_checker(actor, approval)
-    _decide(actor=actor, approval=approval, status=ApprovalStatus.APPROVED, action="approval.approve", checker=actor)
+    states.approve(approval, checker=actor)
     if not (approval.status in APPROVED_BY_CHECKER and approval.checker_id == actor.pk):
         raise ApprovalRefused(_why_not(approval))
     carry_out_once(actor=actor, approval=approval)
@@ -202,16 +183,5 @@ def approval_approve(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
 
 def approvals_expire() -> int:
     """Mark the pending requests past their expiry as expired, one audit event each."""
-    expired = 0
-    now = timezone.now()
-    for pk in ApprovalRequest.objects.filter(status=ApprovalStatus.PENDING, expires_at__lte=now).values_list(
-        "pk", flat=True
-    ):
-        with transaction.atomic():
-            if ApprovalRequest.objects.filter(pk=pk, status=ApprovalStatus.PENDING).update(
-                status=ApprovalStatus.EXPIRED, decided_at=now
-            ):
-                approval = ApprovalRequest.objects.select_related("maker").get(pk=pk)
-                audit_approval(actor=None, action="approval.expire", approval=approval)
-                expired += 1
-    return expired
+    past = ApprovalRequest.objects.filter(status=ApprovalStatus.PENDING, expires_at__lte=timezone.now())
+    return sum(states.expire(ApprovalRequest(pk=pk)) for pk in past.values_list("pk", flat=True))
