@@ -14,16 +14,18 @@ transaction open, as every staff write does.
 
 import datetime as dt
 import uuid
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
+from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote, Transaction
 from ..selectors import account_name, account_names
 from . import approval_states as states
 from .approval_states import audit_approval
 from .approval_writes import carry_out_once
+from .quotes import quote_execute, quote_needs_approval
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
 PERMISSION_FOR = {
@@ -75,6 +77,29 @@ def approval_request_execute(*, actor, quote: Quote, correlation_id: str = "") -
         quote=quote,
         approved_destination_amount=quote.destination_amount,
     )
+
+
+@dataclass(frozen=True)
+class Executed:
+    """The quote was executed: the transaction it made (or had made already)."""
+
+    transaction: Transaction
+
+
+@dataclass(frozen=True)
+class WaitingForApproval:
+    """The quote needs a second person: the request that waits for one."""
+
+    approval: ApprovalRequest
+
+
+def execute_or_request_approval(*, actor, quote: Quote, correlation_id: str = "") -> Executed | WaitingForApproval:
+    """Execute `quote` below APPROVAL_THRESHOLD_USD (quote_execute: once, under the quote's
+    key); at or above it, or when its value is unknown, ask a checker instead. An error of the
+    API's on the execute goes up as PaymentsApiError, as from quote_execute."""
+    if quote_needs_approval(quote):
+        return WaitingForApproval(approval_request_execute(actor=actor, quote=quote, correlation_id=correlation_id))
+    return Executed(quote_execute(actor=actor, quote=quote, correlation_id=correlation_id))
 
 
 def _rule_summary(verb: str, payload: dict) -> str:

@@ -80,7 +80,9 @@ def _quote_post(*, actor, customer: Customer, terms: QuoteTerms, body: dict, cor
 
 
 class ApprovalNeeded(Exception):
-    """The quote is worth at least APPROVAL_THRESHOLD_USD: a second person must approve it."""
+    """quote_execute of a quote worth at least APPROVAL_THRESHOLD_USD without an approved
+    request: a caller's mistake, never a path (execute_or_request_approval asks a checker for
+    such a quote). The guard keeps a large quote from moving money alone whoever calls."""
 
 
 def quote_usd_value(quote: Quote) -> Decimal | None:
@@ -116,9 +118,10 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
     quote, one request sends it (core.claims) and the API makes one transaction, which it
     replays to a later call after a lost answer.
 
-    Below the approval threshold the key is the quote's own. Above it this runs only for an
-    approved request (`approval`, payments.services.approvals), with the request's key, and
-    the audit event names the maker and the checker."""
+    Below the approval threshold the key is the quote's own (staff reach this through
+    payments.services.approvals.execute_or_request_approval). Above it this runs only for an
+    approved request (`approval`), with the request's key, and the audit event names the
+    maker and the checker."""
     if approval is None and quote_needs_approval(quote):
         raise ApprovalNeeded(quote.quote_id)
     existing = Transaction.objects.filter(quote_id=quote.quote_id).first()

@@ -17,15 +17,8 @@ from paymentsapi import PaymentsApiError, ValidationFailed
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import ApprovalStatus, Quote, Transaction
 from ..selectors import account_name, account_names, accounts_by_id, customers_search, quote_accounts
-from ..services.approvals import approval_request_execute
-from ..services.quotes import (
-    ApprovalNeeded,
-    exchange_rate_get,
-    quote_create,
-    quote_execute,
-    quote_needs_approval,
-    quote_usd_value,
-)
+from ..services.approvals import WaitingForApproval, execute_or_request_approval
+from ..services.quotes import exchange_rate_get, quote_create, quote_needs_approval, quote_usd_value
 from .open_quotes import view_quote_of_transaction
 
 
@@ -171,8 +164,9 @@ def _execute_context(quote: Quote, form: ExecuteForm) -> dict:
 @require_http_methods(["GET", "POST"])
 def execute_quote(request, quote_id):
     """The confirmation (GET: who, from and to which accounts, how much, at what rate and fees,
-    until when) and the execute (POST). At or above APPROVAL_THRESHOLD_USD the POST asks a
-    second person instead (payments.services.approvals); below it, it executes exactly once:
+    until when) and the execute (POST): one call (execute_or_request_approval) answers
+    "executed" with the transaction, or, at or above APPROVAL_THRESHOLD_USD, "waiting for
+    approval" with the request a second person decides. Below it, it executes exactly once:
     the quote's idempotency key goes with every execute of it (see services)."""
     quote = get_object_or_404(Quote.objects.select_related("customer"), quote_id=quote_id)
     if request.method == "GET":
@@ -181,18 +175,18 @@ def execute_quote(request, quote_id):
     form = ExecuteForm(request.POST)
     if not form.is_valid():
         return render(request, "payments/quotes/execute.html", _execute_context(quote, form))
-    correlation_id = form.cleaned_data["correlation_id"]
     try:
-        tx = quote_execute(actor=request.user, quote=quote, correlation_id=correlation_id)
-    except ApprovalNeeded:
-        approval = approval_request_execute(actor=request.user, quote=quote, correlation_id=correlation_id)
-        messages.success(request, "Waiting for approval: another person holding move_money must approve it.")
-        return redirect("payments-view-approval-request", pk=approval.pk)
+        outcome = execute_or_request_approval(
+            actor=request.user, quote=quote, correlation_id=form.cleaned_data["correlation_id"]
+        )
     except PaymentsApiError as exc:
         # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
         return redirect("payments-view-quote", quote_id=quote.quote_id)
-    return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
+    if isinstance(outcome, WaitingForApproval):
+        messages.success(request, "Waiting for approval: another person holding move_money must approve it.")
+        return redirect("payments-view-approval-request", pk=outcome.approval.pk)
+    return redirect("payments-view-transaction", transaction_id=outcome.transaction.transaction_id)
 
 
 urlpatterns = [
