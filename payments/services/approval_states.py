@@ -35,12 +35,15 @@ class Move:
     target: str
     action: str | None  # the audit event's action; None: not audited (nothing happened)
     outcome: str = SUCCESS
+    # From pending, the side of its expiry the request must be on: open for a decision, past
+    # it for the expiry.
+    lapsed: bool = False
 
 
 APPROVE = Move(ApprovalStatus.PENDING, ApprovalStatus.APPROVED, "approval.approve")
 REJECT = Move(ApprovalStatus.PENDING, ApprovalStatus.REJECTED, "approval.reject")
 WITHDRAW = Move(ApprovalStatus.PENDING, ApprovalStatus.WITHDRAWN, "approval.withdraw")
-EXPIRE = Move(ApprovalStatus.PENDING, ApprovalStatus.EXPIRED, "approval.expire")
+EXPIRE = Move(ApprovalStatus.PENDING, ApprovalStatus.EXPIRED, "approval.expire", lapsed=True)
 EXECUTED = Move(ApprovalStatus.APPROVED, ApprovalStatus.EXECUTED, "approval.execute")
 FAILED = Move(ApprovalStatus.APPROVED, ApprovalStatus.FAILED, "approval.fail", FAILURE)
 RETURNED = Move(ApprovalStatus.APPROVED, ApprovalStatus.RETURNED, "approval.return", FAILURE)
@@ -66,8 +69,7 @@ def _move(approval: ApprovalRequest, move: Move, *, actor=None, details: dict | 
     now = timezone.now()
     rows = ApprovalRequest.objects.filter(pk=approval.pk, status=move.source)
     if move.source == ApprovalStatus.PENDING:
-        # A decision needs a request still open; the expiry needs one past it.
-        rows = rows.filter(expires_at__lte=now) if move is EXPIRE else rows.filter(expires_at__gt=now)
+        rows = rows.filter(expires_at__lte=now) if move.lapsed else rows.filter(expires_at__gt=now)
     with transaction.atomic():
         won = rows.update(status=move.target, **fields)
         approval.refresh_from_db()
