@@ -8,6 +8,7 @@ from django.utils import timezone
 from core.mirrored import MirroredModel, Source, StatusChange
 
 from .rails import method_label
+from .terms import QUOTE_TERM_FIELDS, QuoteTerms
 
 MONEY = {"max_digits": 38, "decimal_places": 18}
 
@@ -115,9 +116,22 @@ class Quote(models.Model):
     idempotency_key = models.UUIDField(unique=True)
     customer = models.ForeignKey("customers.Customer", on_delete=models.PROTECT, related_name="quotes")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    # The inputs, to offer the same quote again when this one expired or was used.
+    # The POST /quotes body as it was sent, in the API's words: a quote asked again (an approved
+    # execute whose quote expired) sends it word for word. Code reads the typed terms below.
     request = models.JSONField()
+    # The terms (payments.terms.QuoteTerms), written when the quote is made.
+    source_account_id = models.CharField(max_length=64)
+    source_payment_method = models.CharField(max_length=40)
+    source_currency = models.CharField(max_length=64)
     source_amount = models.DecimalField(**MONEY)
+    destination_account_id = models.CharField(max_length=64)
+    destination_payment_method = models.CharField(max_length=40)
+    destination_currency = models.CharField(max_length=64)
+    developer_fee = models.DecimalField(**MONEY, null=True, blank=True)
+    guaranteed = models.BooleanField(default=False)
+    # The execute's correlation id: None until the first execute (or the quote's maker) fixes
+    # it, so that every retry and a colleague's execute send the same body under the same key.
+    correlation_id = models.CharField(max_length=200, null=True, blank=True)
     exchange_rate = models.DecimalField(**MONEY)
     destination_amount = models.DecimalField(**MONEY)
     fees = models.JSONField(default=dict)
@@ -126,6 +140,14 @@ class Quote(models.Model):
 
     def __str__(self):
         return f"quote {self.quote_id}"
+
+    @property
+    def terms(self) -> QuoteTerms:
+        return QuoteTerms(customer_id=self.customer.customer_id, **{f: getattr(self, f) for f in QUOTE_TERM_FIELDS})
+
+    @property
+    def correlation_bound(self) -> bool:
+        return self.correlation_id is not None
 
 
 class TransactionStatus(models.TextChoices):

@@ -70,6 +70,16 @@ def accounts_by_id(*ids: str) -> dict[str, PaymentAccount]:
     return {a.account_id: a for a in PaymentAccount.objects.filter(account_id__in=wanted)}
 
 
+def account_names(*ids: str) -> dict[str, str]:
+    """The display names of these accounts by upstream id, in one query (account_name reads one)."""
+    return {account_id: account.display_name for account_id, account in accounts_by_id(*ids).items()}
+
+
+def account_name(names: dict[str, str], account_id: str) -> str:
+    """An account's name from account_names; its id when the mirror does not hold it."""
+    return names.get(account_id) or f"account {account_id}"
+
+
 RULE_CORRELATION_PREFIX = "automation-rule:"
 
 

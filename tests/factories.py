@@ -31,6 +31,7 @@ from payments.models import (
     Transaction,
     TransactionStatus,
 )
+from payments.terms import QuoteTerms
 
 
 def _now() -> dt.datetime:
@@ -206,29 +207,29 @@ class QuoteFactory(DjangoModelFactory):
         model = Quote
 
     class Params:
-        source_currency = "USD"
         service_fee = Decimal("0.35")
-        source_account_id = factory.Faker("uuid4")
-        destination_account_id = factory.Faker("uuid4")
 
     quote_id = factory.Faker("uuid4")
     idempotency_key = factory.LazyFunction(uuid.uuid4)
     customer = factory.SubFactory(CustomerFactory, active=True)
+    source_account_id = factory.Faker("uuid4")
+    source_payment_method = "ACH"
+    source_currency = "USD"
+    destination_account_id = factory.Faker("uuid4")
+    destination_payment_method = "BASE"
+    destination_currency = "USDC"
+    # The body as the builder sends it (payments.terms).
     request = factory.LazyAttribute(
-        lambda o: {
-            "customerId": o.customer.customer_id,
-            "source": {
-                "sourceCurrency": o.source_currency,
-                "sourcePaymentMethod": "ACH",
-                "sourceAmount": str(o.source_amount),
-                "sourcePaymentAccountId": o.source_account_id,
-            },
-            "destination": {
-                "destinationPaymentAccountId": o.destination_account_id,
-                "destinationPaymentMethod": "BASE",
-                "destinationCurrency": "USDC",
-            },
-        }
+        lambda o: QuoteTerms(
+            customer_id=o.customer.customer_id,
+            source_account_id=o.source_account_id,
+            source_payment_method=o.source_payment_method,
+            source_currency=o.source_currency,
+            source_amount=o.source_amount,
+            destination_account_id=o.destination_account_id,
+            destination_payment_method=o.destination_payment_method,
+            destination_currency=o.destination_currency,
+        ).api_body()
     )
     source_amount = Decimal("100.00")
     exchange_rate = Decimal("1")

@@ -16,6 +16,8 @@ from django.template.loader import render_to_string
 
 from customers.models import Customer
 
+from ..terms import amount_text
+
 MAX_WHOLE_DIGITS = 20
 MAX_PLACES = 18
 _DECIMAL = re.compile(r"([0-9]+)(?:\.([0-9]*))?|\.([0-9]+)")
@@ -45,11 +47,6 @@ def parse_amount(text: str, *, positive: bool = True, places: int = MAX_PLACES) 
     if positive and amount <= 0:
         raise forms.ValidationError("Must be greater than 0.", code="min")
     return amount
-
-
-def amount_text(amount: Decimal) -> str:
-    """An amount as the API's decimal string: "0.000000001", never "1E-9"."""
-    return format(amount, "f")
 
 
 class AmountField(forms.CharField):

@@ -4,10 +4,12 @@ from django import forms
 from django.conf import settings
 from django.urls import reverse
 
-from ..models import Transaction
+from ..models import Quote, Transaction
 from ..rails import method_label
 from ..selectors import STUCK_RULE_LABELS, StuckRule, account_options
-from .fields import AmountField, amount_text
+from ..templatetags.tx_display import amount
+from ..terms import QuoteTerms
+from .fields import AmountField
 
 MAX_BULK_CANCEL = 100
 
@@ -78,28 +80,21 @@ class QuoteForm(forms.Form):
         if source_options is not None:
             self.direction = "Offramp (crypto → fiat)" if source_options.is_crypto else "Onramp (fiat → crypto)"
 
-    def api_body(self) -> dict:
-        """The POST /quotes body, JSON-ready; money as decimal strings."""
+    def terms(self) -> QuoteTerms:
+        """What the quote is asked for, from the cleaned fields."""
         data = self.cleaned_data
-        body = {
-            "customerId": self.customer.customer_id,
-            "source": {
-                "sourceCurrency": data["source_currency"],
-                "sourcePaymentMethod": data["source_method"],
-                "sourceAmount": amount_text(data["amount"]),
-                "sourcePaymentAccountId": data["source_account"],
-            },
-            "destination": {
-                "destinationPaymentAccountId": data["destination_account"],
-                "destinationPaymentMethod": data["destination_method"],
-                "destinationCurrency": data["destination_currency"],
-            },
-        }
-        if data.get("developer_fee") is not None:
-            body["developerFee"] = {"developerFeeType": "USD", "developerFeeAmount": amount_text(data["developer_fee"])}
-        if data.get("guarantee"):
-            body["guaranteeQuote"] = True
-        return body
+        return QuoteTerms(
+            customer_id=self.customer.customer_id,
+            source_account_id=data["source_account"],
+            source_payment_method=data["source_method"],
+            source_currency=data["source_currency"],
+            source_amount=data["amount"],
+            destination_account_id=data["destination_account"],
+            destination_payment_method=data["destination_method"],
+            destination_currency=data["destination_currency"],
+            developer_fee=data.get("developer_fee"),
+            guaranteed=bool(data.get("guarantee")),
+        )
 
 
 # API error paths (VALIDATION_ERROR details) → the builder's fields.
@@ -117,25 +112,24 @@ API_FIELD_TO_FORM = {
 }
 
 
-def quote_inputs(request: dict) -> dict:
-    """The builder's fields from a stored quote request: "new quote with the same inputs"."""
-    source, destination = request.get("source", {}), request.get("destination", {})
+def quote_inputs(quote: Quote) -> dict:
+    """The builder's fields from a stored quote: "new quote with the same inputs"."""
     inputs = {
-        "customer": request.get("customerId", ""),
-        "source_account": source.get("sourcePaymentAccountId", ""),
-        "source_method": source.get("sourcePaymentMethod", ""),
-        "source_currency": source.get("sourceCurrency", ""),
-        "destination_account": destination.get("destinationPaymentAccountId", ""),
-        "destination_method": destination.get("destinationPaymentMethod", ""),
-        "destination_currency": destination.get("destinationCurrency", ""),
-        "amount": source.get("sourceAmount", ""),
+        "customer": quote.customer.customer_id,
+        "source_account": quote.source_account_id,
+        "source_method": quote.source_payment_method,
+        "source_currency": quote.source_currency,
+        "destination_account": quote.destination_account_id,
+        "destination_method": quote.destination_payment_method,
+        "destination_currency": quote.destination_currency,
+        "amount": amount(quote.source_amount),
     }
-    if request.get("developerFee"):
-        inputs["developer_fee"] = request["developerFee"].get("developerFeeAmount", "")
-    if request.get("guaranteeQuote"):
+    if quote.developer_fee is not None:
+        inputs["developer_fee"] = amount(quote.developer_fee)
+    if quote.guaranteed:
         inputs["guarantee"] = "on"
-    if request.get("correlationId"):
-        inputs["correlation_id"] = request["correlationId"]
+    if quote.correlation_id:
+        inputs["correlation_id"] = quote.correlation_id
     return inputs
 
 

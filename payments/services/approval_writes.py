@@ -4,10 +4,11 @@ One request carries it out (carry_out_once: a claim on the request, core.claims)
 checker's other requests sent meanwhile wait and report its outcome, so that neither a second
 write nor a second outcome can follow. An execute may need its quote made again (the maker's
 expired while the request waited); the write then goes to the API once, under the request's
-idempotency key. Its outcome moves the request from APPROVED exactly once: EXECUTED with what
-it made, FAILED with the API's reason, back to PENDING when nothing was sent, or left APPROVED
-for the checker's retry when the answer was lost (an execute replays under its key, a rule
-write reads the API back first). payments.services.approvals asks and decides.
+idempotency key. Its outcome moves the request from APPROVED exactly once (the moves are
+payments.services.approval_states): EXECUTED with what it made, FAILED with the API's reason,
+RETURNED when the re-quote's price moved too far, back to PENDING when nothing was sent, or left
+APPROVED for the checker's retry when the answer was lost (an execute replays under its key, a
+rule write reads the API back first). payments.services.approvals asks and decides.
 """
 
 import datetime as dt
@@ -15,17 +16,15 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from core import claims
 from core.api_errors import api_error_message, outcome_unknown
-from core.audit import audit_record
-from core.models import AuditEvent
 from paymentsapi import ApiConnectionError, ApiUnavailable, PaymentsApiError, RateLimited, ValidationFailed
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
-from .quotes import quote_create, quote_execute
+from . import approval_states as states
+from .quotes import quote_again, quote_execute
 from .rules import automation_rule_create, automation_rule_update
 
 # A quote this close to its expiry is quoted again rather than risk it lapsing in flight.
@@ -35,20 +34,6 @@ BPS = Decimal(10000)
 
 class ApprovalWriteFailed(Exception):
     """The approved write did not go through; the message says what happened and what next."""
-
-
-def audit_approval(
-    *, actor, action: str, approval: ApprovalRequest, details: dict | None = None, outcome=AuditEvent.Outcome.SUCCESS
-) -> None:
-    """The audit event of a step of a request: its kind and maker, and `details`."""
-    audit_record(
-        actor=actor,
-        action=action,
-        target_kind="approval_request",
-        target_id=str(approval.pk),
-        outcome=outcome,
-        details={"kind": approval.kind, "maker": approval.maker.get_username(), **(details or {})},
-    )
 
 
 def carry_out_once(*, actor, approval: ApprovalRequest) -> None:
@@ -116,18 +101,11 @@ def _write(*, actor, approval: ApprovalRequest, call: Callable[[], tuple[dict, d
         details, made = call()
     except PaymentsApiError as error:
         raise ApprovalWriteFailed(_write_failed(actor=actor, approval=approval, error=error)) from error
-    _finish(
-        actor=actor,
-        approval=approval,
-        status=ApprovalStatus.EXECUTED,
-        action="approval.execute",
-        details=details,
-        **made,
-    )
+    states.executed(approval, actor=actor, details=details, **made)
 
 
 def _execute(*, actor, approval: ApprovalRequest, quote: Quote) -> tuple[dict, dict]:
-    correlation_id = approval.payload.get("correlationId") or approval.quote.request.get("correlationId", "")
+    correlation_id = approval.payload.get("correlationId") or approval.quote.correlation_id or ""
     tx = quote_execute(actor=actor, quote=quote, correlation_id=correlation_id, approval=approval)
     return {"transaction": tx.transaction_id}, {"transaction_id": tx.transaction_id}
 
@@ -152,25 +130,6 @@ def _write_rule(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]:
     return {"rule": rule.rule_id}, {"rule": rule, "rule_upstream_id": rule.rule_id}
 
 
-def _finish(*, actor, approval: ApprovalRequest, status: str, action: str, details: dict | None = None, **fields):
-    """Record the outcome of an approved request (from APPROVED only: once) and audit it."""
-    with transaction.atomic():
-        done = ApprovalRequest.objects.filter(pk=approval.pk, status=ApprovalStatus.APPROVED).update(
-            status=status, **fields
-        )
-        approval.refresh_from_db()
-        if done:
-            outcome = AuditEvent.Outcome.SUCCESS if status == ApprovalStatus.EXECUTED else AuditEvent.Outcome.FAILURE
-            audit_approval(actor=actor, action=action, approval=approval, details=details, outcome=outcome)
-
-
-def _back_to_pending(approval: ApprovalRequest) -> None:
-    """Nothing was written: the request waits again, for this or another checker."""
-    ApprovalRequest.objects.filter(pk=approval.pk, status=ApprovalStatus.APPROVED).update(
-        status=ApprovalStatus.PENDING, checker=None, decided_at=None
-    )
-
-
 def _moved_bps(approved: Decimal, now: Decimal) -> Decimal:
     return abs(now - approved) / approved * BPS if approved else BPS
 
@@ -183,11 +142,10 @@ def _quote_to_execute(*, actor, approval: ApprovalRequest) -> Quote | None:
         return Quote.objects.get(quote_id=approval.executed_quote_id)
     quote = approval.quote
     if quote.expires_at <= timezone.now() + QUOTE_MARGIN:
-        body = {k: v for k, v in quote.request.items() if k != "correlationId"}
         try:
-            quote = quote_create(actor=actor, customer=quote.customer, body=body)
+            quote = quote_again(actor=actor, quote=quote)
         except PaymentsApiError as error:
-            _back_to_pending(approval)  # asking for a quote changes nothing
+            states.reopen(approval)  # asking for a quote changes nothing
             raise ApprovalWriteFailed(
                 f"The quote had expired and a new one could not be made: "
                 f"{api_error_message(error, write=True, repeatable=True)}"
@@ -197,15 +155,13 @@ def _quote_to_execute(*, actor, approval: ApprovalRequest) -> Quote | None:
             reason = (
                 f"The price moved beyond {settings.APPROVAL_PRICE_TOLERANCE_BPS} bps: approved "
                 f"{approved.normalize():f}, now {now.normalize():f} "
-                f"{quote.request['destination']['destinationCurrency']}. Nothing was executed."
+                f"{quote.destination_currency}. Nothing was executed."
             )
-            _finish(
+            states.returned(
+                approval,
                 actor=actor,
-                approval=approval,
-                status=ApprovalStatus.RETURNED,
-                action="approval.return",
-                details={"approved": f"{approved.normalize():f}", "requoted": f"{now.normalize():f}"},
                 reason=reason,
+                details={"approved": f"{approved.normalize():f}", "requoted": f"{now.normalize():f}"},
                 requoted_destination_amount=now,
             )
             return None
@@ -236,15 +192,7 @@ def _write_failed(*, actor, approval: ApprovalRequest, error: PaymentsApiError) 
         ]
         message = f"{message} ({'; '.join(fields)})" if fields else message
     if _nothing_sent(error):
-        _back_to_pending(approval)
-        approval.refresh_from_db()
+        states.reopen(approval)
     elif not outcome_unknown(error):
-        _finish(
-            actor=actor,
-            approval=approval,
-            status=ApprovalStatus.FAILED,
-            action="approval.fail",
-            details={"error": error.code or type(error).__name__},
-            reason=message,
-        )
+        states.failed(approval, actor=actor, reason=message, details={"error": error.code or type(error).__name__})
     return message

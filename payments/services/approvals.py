@@ -4,8 +4,9 @@ A maker asks (an execute at or above APPROVAL_THRESHOLD_USD, any automation rule
 change); a checker, another person holding the permission the action needs, approves or
 rejects with a reason; the maker may withdraw; a request lapses after APPROVAL_TTL_HOURS.
 
-Approval is one conditional UPDATE ... WHERE status = 'pending': of two checkers at once, or
-one pressing twice, exactly one wins. Its write is then claimed (core.claims): one request
+Approval is one conditional UPDATE ... WHERE status = 'pending' (payments.services.approval_states
+holds every change of a request's status): of two checkers at once, or one pressing twice,
+exactly one wins. Its write is then claimed (core.claims): one request
 makes it, under the request's own idempotency key, and writes the request's final state; the
 checker's other requests wait for that outcome and report it. The write runs with no database
 transaction open, as every staff write does.
@@ -13,13 +14,18 @@ transaction open, as every staff write does.
 
 import datetime as dt
 import uuid
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, PaymentAccount, Quote
-from .approval_writes import audit_approval, carry_out_once
+from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote, Transaction
+from ..selectors import account_name, account_names
+from . import approval_states as states
+from .approval_states import audit_approval
+from .approval_writes import carry_out_once
+from .quotes import quote_execute, quote_needs_approval
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
 PERMISSION_FOR = {
@@ -48,15 +54,6 @@ def _new_request(*, actor, kind: str, summary: str, payload: dict, **links) -> A
     return approval
 
 
-def account_names(*account_ids: str) -> dict[str, str]:
-    accounts = PaymentAccount.objects.filter(account_id__in=[a for a in account_ids if a])
-    return {a.account_id: a.display_name for a in accounts}
-
-
-def account_name(names: dict[str, str], account_id: str) -> str:
-    return names.get(account_id) or f"account {account_id}"
-
-
 def approval_request_execute(*, actor, quote: Quote, correlation_id: str = "") -> ApprovalRequest:
     """Ask for a checker to execute `quote`. A request already waiting for it is returned as is."""
     waiting = ApprovalRequest.objects.filter(
@@ -64,14 +61,13 @@ def approval_request_execute(*, actor, quote: Quote, correlation_id: str = "") -
     ).first()
     if waiting is not None:
         return waiting
-    source, destination = quote.request["source"], quote.request["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+    names = account_names(quote.source_account_id, quote.destination_account_id)
     customer = quote.customer.name or quote.customer.customer_id
     summary = (
-        f"Execute {quote.source_amount.normalize():f} {source['sourceCurrency']} → "
-        f"{quote.destination_amount.normalize():f} {destination['destinationCurrency']} for {customer}, "
-        f"from {account_name(names, source['sourcePaymentAccountId'])} "
-        f"to {account_name(names, destination['destinationPaymentAccountId'])}"
+        f"Execute {quote.source_amount.normalize():f} {quote.source_currency} → "
+        f"{quote.destination_amount.normalize():f} {quote.destination_currency} for {customer}, "
+        f"from {account_name(names, quote.source_account_id)} "
+        f"to {account_name(names, quote.destination_account_id)}"
     )
     return _new_request(
         actor=actor,
@@ -81,6 +77,29 @@ def approval_request_execute(*, actor, quote: Quote, correlation_id: str = "") -
         quote=quote,
         approved_destination_amount=quote.destination_amount,
     )
+
+
+@dataclass(frozen=True)
+class Executed:
+    """The quote was executed: the transaction it made (or had made already)."""
+
+    transaction: Transaction
+
+
+@dataclass(frozen=True)
+class WaitingForApproval:
+    """The quote needs a second person: the request that waits for one."""
+
+    approval: ApprovalRequest
+
+
+def execute_or_request_approval(*, actor, quote: Quote, correlation_id: str = "") -> Executed | WaitingForApproval:
+    """Execute `quote` below APPROVAL_THRESHOLD_USD (quote_execute: once, under the quote's
+    key); at or above it, or when its value is unknown, ask a checker instead. An error of the
+    API's on the execute goes up as PaymentsApiError, as from quote_execute."""
+    if quote_needs_approval(quote):
+        return WaitingForApproval(approval_request_execute(actor=actor, quote=quote, correlation_id=correlation_id))
+    return Executed(quote_execute(actor=actor, quote=quote, correlation_id=correlation_id))
 
 
 def _rule_summary(verb: str, payload: dict) -> str:
@@ -140,21 +159,6 @@ def _check_checker(actor, approval: ApprovalRequest) -> None:
         raise ApprovalRefused("Your role cannot approve this kind of request.")
 
 
-def _decide(*, actor, approval: ApprovalRequest, status: str, action: str, reason: str = "", **extra) -> bool:
-    """Move a pending, unexpired request to `status` if nobody else did first; audit it."""
-    now = timezone.now()
-    with transaction.atomic():
-        won = ApprovalRequest.objects.filter(pk=approval.pk, status=ApprovalStatus.PENDING, expires_at__gt=now).update(
-            status=status, decided_at=now, reason=reason, **extra
-        )
-        approval.refresh_from_db()
-        if won:
-            audit_approval(
-                actor=actor, action=action, approval=approval, details={"reason": reason} if reason else None
-            )
-    return bool(won)
-
-
 def _sent_again(approval: ApprovalRequest, *, status: str, actor) -> bool:
     """Whether the request already holds this person's own decision `status` (a double click,
     a resend): it stands as decided, and nothing is done or audited again."""
@@ -164,14 +168,7 @@ def _sent_again(approval: ApprovalRequest, *, status: str, actor) -> bool:
 
 def approval_reject(*, actor, approval: ApprovalRequest, reason: str) -> ApprovalRequest:
     _check_checker(actor, approval)
-    decided = _decide(
-        actor=actor,
-        approval=approval,
-        status=ApprovalStatus.REJECTED,
-        action="approval.reject",
-        reason=reason,
-        checker=actor,
-    )
+    decided = states.reject(approval, checker=actor, reason=reason)
     if not (decided or _sent_again(approval, status=ApprovalStatus.REJECTED, actor=actor)):
         raise ApprovalRefused(_why_not(approval))
     return approval
@@ -180,7 +177,7 @@ def approval_reject(*, actor, approval: ApprovalRequest, reason: str) -> Approva
 def approval_withdraw(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
     if approval.maker_id != actor.pk:
         raise ApprovalRefused("Only the maker of a request may withdraw it.")
-    decided = _decide(actor=actor, approval=approval, status=ApprovalStatus.WITHDRAWN, action="approval.withdraw")
+    decided = states.withdraw(approval, maker=actor)
     if not (decided or _sent_again(approval, status=ApprovalStatus.WITHDRAWN, actor=actor)):
         raise ApprovalRefused(_why_not(approval))
     return approval
@@ -202,7 +199,7 @@ def approval_approve(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
     The checker whose approval was interrupted (the API's answer lost) may press again: the
     same write is sent under the same key and replays the first answer."""
     _check_checker(actor, approval)
-    _decide(actor=actor, approval=approval, status=ApprovalStatus.APPROVED, action="approval.approve", checker=actor)
+    states.approve(approval, checker=actor)
     if not (approval.status in APPROVED_BY_CHECKER and approval.checker_id == actor.pk):
         raise ApprovalRefused(_why_not(approval))
     carry_out_once(actor=actor, approval=approval)
@@ -211,16 +208,5 @@ def approval_approve(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
 
 def approvals_expire() -> int:
     """Mark the pending requests past their expiry as expired, one audit event each."""
-    expired = 0
-    now = timezone.now()
-    for pk in ApprovalRequest.objects.filter(status=ApprovalStatus.PENDING, expires_at__lte=now).values_list(
-        "pk", flat=True
-    ):
-        with transaction.atomic():
-            if ApprovalRequest.objects.filter(pk=pk, status=ApprovalStatus.PENDING).update(
-                status=ApprovalStatus.EXPIRED, decided_at=now
-            ):
-                approval = ApprovalRequest.objects.select_related("maker").get(pk=pk)
-                audit_approval(actor=None, action="approval.expire", approval=approval)
-                expired += 1
-    return expired
+    past = ApprovalRequest.objects.filter(status=ApprovalStatus.PENDING, expires_at__lte=timezone.now())
+    return sum(states.expire(ApprovalRequest(pk=pk)) for pk in past.values_list("pk", flat=True))

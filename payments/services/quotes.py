@@ -5,7 +5,6 @@ import uuid
 from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
-from django.db import transaction
 
 from core.mirrored import Source
 from core.upstream import get_client, lookup_client
@@ -14,6 +13,7 @@ from customers.models import Customer
 from paymentsapi import types as api
 
 from ..models import Quote, Transaction
+from ..terms import QuoteTerms
 from ..upserts import transactions_upsert
 
 PREVIEW_TIMEOUT = 3.0
@@ -34,18 +34,29 @@ def exchange_rate_get(
     )
 
 
-def quote_create(*, actor, customer: Customer, body: dict, correlation_id: str = "") -> Quote:
-    """POST /quotes, then the Quote row with its own idempotency key for the execute to come."""
-    request = {**body, **({"correlationId": correlation_id} if correlation_id else {})}
+def quote_create(*, actor, customer: Customer, terms: QuoteTerms, correlation_id: str = "") -> Quote:
+    """POST /quotes, then the Quote row with its own idempotency key for the execute to come.
+    A correlation id given here is the execute's, fixed now."""
+    return _quote_post(
+        actor=actor, customer=customer, terms=terms, body=terms.api_body(), correlation_id=correlation_id or None
+    )
 
+
+def quote_again(*, actor, quote: Quote) -> Quote:
+    """A new quote of the same request: the body `quote` was asked with, word for word."""
+    return _quote_post(actor=actor, customer=quote.customer, terms=quote.terms, body=quote.request)
+
+
+def _quote_post(*, actor, customer: Customer, terms: QuoteTerms, body: dict, correlation_id: str | None = None):
     def store(answer: api.Quote) -> Quote:
         return Quote.objects.create(
             quote_id=answer.quote_id,
             idempotency_key=uuid.uuid4(),
             customer=customer,
             created_by=actor,
-            request=request,
-            source_amount=body["source"]["sourceAmount"],
+            request=body,
+            **terms.quote_fields(),
+            correlation_id=correlation_id,
             exchange_rate=answer.estimated_exchange_rate,
             destination_amount=answer.destination_amount,
             fees=answer.fees.model_dump(mode="json", by_alias=True, exclude_none=True) if answer.fees else {},
@@ -69,14 +80,16 @@ def quote_create(*, actor, customer: Customer, body: dict, correlation_id: str =
 
 
 class ApprovalNeeded(Exception):
-    """The quote is worth at least APPROVAL_THRESHOLD_USD: a second person must approve it."""
+    """quote_execute of a quote worth at least APPROVAL_THRESHOLD_USD without an approved
+    request: a caller's mistake, never a path (execute_or_request_approval asks a checker for
+    such a quote). The guard keeps a large quote from moving money alone whoever calls."""
 
 
 def quote_usd_value(quote: Quote) -> Decimal | None:
     """What the quote moves, in USD, by its own figures: the source amount when it is USD, else
     the source amount at the rate of its service fee to that fee's USD value. None when the
     quote says nothing to convert with (a zero fee in another currency)."""
-    if (quote.request.get("source") or {}).get("sourceCurrency") == "USD":
+    if quote.source_currency == "USD":
         return quote.source_amount
     fee = (quote.fees or {}).get("serviceFee") or {}
     try:
@@ -95,13 +108,9 @@ def quote_needs_approval(quote: Quote) -> bool:
 def _bind_correlation_id(*, quote: Quote, correlation_id: str) -> str:
     """The correlation id is part of the execute's body; the first execute fixes it so that
     every retry (and a colleague's execute) sends the same body under the same key."""
-    with transaction.atomic():
-        locked = Quote.objects.select_for_update().get(pk=quote.pk)
-        if "correlationId" not in locked.request:
-            locked.request = {**locked.request, "correlationId": correlation_id}
-            locked.save(update_fields=["request"])
-    quote.request = locked.request
-    return locked.request["correlationId"]
+    Quote.objects.filter(pk=quote.pk, correlation_id__isnull=True).update(correlation_id=correlation_id)
+    quote.refresh_from_db(fields=["correlation_id"])
+    return quote.correlation_id
 
 
 def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=None) -> Transaction:
@@ -109,9 +118,10 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
     quote, one request sends it (core.claims) and the API makes one transaction, which it
     replays to a later call after a lost answer.
 
-    Below the approval threshold the key is the quote's own. Above it this runs only for an
-    approved request (`approval`, payments.services.approvals), with the request's key, and
-    the audit event names the maker and the checker."""
+    Below the approval threshold the key is the quote's own (staff reach this through
+    payments.services.approvals.execute_or_request_approval). Above it this runs only for an
+    approved request (`approval`), with the request's key, and the audit event names the
+    maker and the checker."""
     if approval is None and quote_needs_approval(quote):
         raise ApprovalNeeded(quote.quote_id)
     existing = Transaction.objects.filter(quote_id=quote.quote_id).first()

@@ -15,12 +15,11 @@ from ..filters import ApprovalRequestFilter
 from ..forms.approvals import RejectForm
 from ..forms.rules import describe_cron
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, Transaction
+from ..selectors import account_name, account_names
 from ..services.approval_writes import ApprovalWriteFailed
 from ..services.approvals import (
     PERMISSION_FOR,
     ApprovalRefused,
-    account_name,
-    account_names,
     approval_approve,
     approval_reject,
     approval_withdraw,
@@ -46,12 +45,11 @@ def _figures(approval: ApprovalRequest) -> dict:
     """What the request would do, with accounts by name rather than bare ids."""
     if approval.kind == ApprovalKind.EXECUTE_QUOTE:
         quote = approval.quote
-        source, destination = quote.request["source"], quote.request["destination"]
-        names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+        names = account_names(quote.source_account_id, quote.destination_account_id)
         return {
             "quote": quote,
-            "source_name": account_name(names, source["sourcePaymentAccountId"]),
-            "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
+            "source_name": account_name(names, quote.source_account_id),
+            "destination_name": account_name(names, quote.destination_account_id),
         }
     template = approval.payload["template"]
     source, destination = template["source"], template["destination"]

@@ -32,9 +32,8 @@ def list_open_quotes(request):
     page = paginate_keyset(
         open_quotes(), ordering=("expires_at", "id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE
     )
-    wanted = [q.request.get("source", {}).get("sourcePaymentAccountId", "") for q in page.items]
-    wanted += [q.request.get("destination", {}).get("destinationPaymentAccountId", "") for q in page.items]
-    context = {"page": page, "accounts": accounts_by_id(*wanted)}
+    ends = [end for q in page.items for end in (q.source_account_id, q.destination_account_id)]
+    context = {"page": page, "accounts": accounts_by_id(*ends)}
     return render(request, "payments/quotes/list.html", context)
 
 

@@ -16,16 +16,9 @@ from paymentsapi import PaymentsApiError, ValidationFailed
 
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import ApprovalStatus, Quote, Transaction
-from ..selectors import accounts_by_id, customers_search, quote_accounts
-from ..services.approvals import account_name, account_names, approval_request_execute
-from ..services.quotes import (
-    ApprovalNeeded,
-    exchange_rate_get,
-    quote_create,
-    quote_execute,
-    quote_needs_approval,
-    quote_usd_value,
-)
+from ..selectors import account_name, account_names, accounts_by_id, customers_search, quote_accounts
+from ..services.approvals import WaitingForApproval, execute_or_request_approval
+from ..services.quotes import exchange_rate_get, quote_create, quote_needs_approval, quote_usd_value
 from .open_quotes import view_quote_of_transaction
 
 
@@ -113,7 +106,7 @@ def _create_quote(request):
             quote = quote_create(
                 actor=request.user,
                 customer=customer,
-                body=form.api_body(),
+                terms=form.terms(),
                 correlation_id=form.cleaned_data["correlation_id"],
             )
         except PaymentsApiError as exc:
@@ -126,7 +119,7 @@ def _create_quote(request):
 
 def same_inputs_url(quote: Quote) -> str:
     params = QueryDict(mutable=True)
-    params.update(quote_inputs(quote.request))
+    params.update(quote_inputs(quote))
     return f"{reverse('payments-create-quote')}?{params.urlencode()}"
 
 
@@ -137,37 +130,32 @@ def view_quote(request, quote_id):
     if quote is None:
         # A quote made elsewhere (the API, an automation rule): its terms as its transaction carries them.
         return view_quote_of_transaction(request, quote_id)
-    request_source, request_destination = quote.request.get("source", {}), quote.request.get("destination", {})
     context = {
         "quote": quote,
-        "accounts": accounts_by_id(
-            request_source.get("sourcePaymentAccountId", ""),
-            request_destination.get("destinationPaymentAccountId", ""),
-        ),
+        "accounts": accounts_by_id(quote.source_account_id, quote.destination_account_id),
         "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
         "waiting": quote.approvals.filter(status=ApprovalStatus.PENDING, expires_at__gt=timezone.now())
         .select_related("maker")
         .first(),
-        "execute_form": ExecuteForm(initial={"correlation_id": quote.request.get("correlationId", "")}),
-        "correlation_bound": "correlationId" in quote.request,
+        "execute_form": ExecuteForm(initial={"correlation_id": quote.correlation_id or ""}),
+        "correlation_bound": quote.correlation_bound,
         "same_inputs_url": same_inputs_url(quote),
     }
     return render(request, "payments/quotes/show.html", context)
 
 
 def _execute_context(quote: Quote, form: ExecuteForm) -> dict:
-    source, destination = quote.request["source"], quote.request["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
+    names = account_names(quote.source_account_id, quote.destination_account_id)
     return {
         "quote": quote,
         "form": form,
-        "source_name": account_name(names, source["sourcePaymentAccountId"]),
-        "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
+        "source_name": account_name(names, quote.source_account_id),
+        "destination_name": account_name(names, quote.destination_account_id),
         "usd_value": quote_usd_value(quote),
         "needs_approval": quote_needs_approval(quote),
         "threshold": settings.APPROVAL_THRESHOLD_USD,
         "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
-        "correlation_bound": "correlationId" in quote.request,
+        "correlation_bound": quote.correlation_bound,
     }
 
 
@@ -176,28 +164,29 @@ def _execute_context(quote: Quote, form: ExecuteForm) -> dict:
 @require_http_methods(["GET", "POST"])
 def execute_quote(request, quote_id):
     """The confirmation (GET: who, from and to which accounts, how much, at what rate and fees,
-    until when) and the execute (POST). At or above APPROVAL_THRESHOLD_USD the POST asks a
-    second person instead (payments.services.approvals); below it, it executes exactly once:
+    until when) and the execute (POST): one call (execute_or_request_approval) answers
+    "executed" with the transaction, or, at or above APPROVAL_THRESHOLD_USD, "waiting for
+    approval" with the request a second person decides. Below it, it executes exactly once:
     the quote's idempotency key goes with every execute of it (see services)."""
     quote = get_object_or_404(Quote.objects.select_related("customer"), quote_id=quote_id)
     if request.method == "GET":
-        initial = {"correlation_id": quote.request.get("correlationId") or request.GET.get("correlation_id", "")}
+        initial = {"correlation_id": quote.correlation_id or request.GET.get("correlation_id", "")}
         return render(request, "payments/quotes/execute.html", _execute_context(quote, ExecuteForm(initial=initial)))
     form = ExecuteForm(request.POST)
     if not form.is_valid():
         return render(request, "payments/quotes/execute.html", _execute_context(quote, form))
-    correlation_id = form.cleaned_data["correlation_id"]
     try:
-        tx = quote_execute(actor=request.user, quote=quote, correlation_id=correlation_id)
-    except ApprovalNeeded:
-        approval = approval_request_execute(actor=request.user, quote=quote, correlation_id=correlation_id)
-        messages.success(request, "Waiting for approval: another person holding move_money must approve it.")
-        return redirect("payments-view-approval-request", pk=approval.pk)
+        outcome = execute_or_request_approval(
+            actor=request.user, quote=quote, correlation_id=form.cleaned_data["correlation_id"]
+        )
     except PaymentsApiError as exc:
         # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
         return redirect("payments-view-quote", quote_id=quote.quote_id)
-    return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
+    if isinstance(outcome, WaitingForApproval):
+        messages.success(request, "Waiting for approval: another person holding move_money must approve it.")
+        return redirect("payments-view-approval-request", pk=outcome.approval.pk)
+    return redirect("payments-view-transaction", transaction_id=outcome.transaction.transaction_id)
 
 
 urlpatterns = [

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from core.models import AuditEvent
 from payments.models import ApprovalRequest, Quote, Transaction
+from payments.services.approvals import Executed, WaitingForApproval, execute_or_request_approval
 from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
@@ -94,6 +95,30 @@ def test_the_threshold_is_in_usd_and_inclusive(maker, setup, amount, needs):
     html = maker.get(reverse("payments-execute-quote", args=[quote.quote_id])).content.decode()
     assert ('id="approval-needed"' in html) is needs
     assert ("Ask for approval" in html) is needs
+
+
+def test_the_execute_call_answers_executed_with_the_transaction(maker, setup, faulty_upstream):
+    quote = make_quote(maker, setup, amount="9999.99")
+    outcome = execute_or_request_approval(actor=quote.created_by, quote=quote, correlation_id="order-1")
+    assert isinstance(outcome, Executed)
+    assert outcome.transaction == Transaction.objects.get() and outcome.transaction.correlation_id == "order-1"
+    assert not ApprovalRequest.objects.exists()
+    # Asked again: the same transaction, without a second call.
+    again = execute_or_request_approval(actor=quote.created_by, quote=quote)
+    assert isinstance(again, Executed) and again.transaction.pk == outcome.transaction.pk
+    assert len(faulty_upstream.sent("POST", "/transactions")) == 1
+
+
+def test_the_execute_call_answers_waiting_with_the_request(maker, setup, faulty_upstream):
+    quote = make_quote(maker, setup, amount="10000.00")
+    outcome = execute_or_request_approval(actor=quote.created_by, quote=quote, correlation_id="order-2")
+    assert isinstance(outcome, WaitingForApproval)
+    assert outcome.approval == ApprovalRequest.objects.get(quote=quote)
+    assert (outcome.approval.status, outcome.approval.payload["correlationId"]) == ("pending", "order-2")
+    assert not Transaction.objects.exists() and faulty_upstream.sent("POST", "/transactions") == []
+    # Asked again while it waits: the same request.
+    again = execute_or_request_approval(actor=quote.created_by, quote=quote)
+    assert isinstance(again, WaitingForApproval) and again.approval.pk == outcome.approval.pk
 
 
 def test_a_large_execute_waits_for_a_second_person(maker, checker, setup, faulty_upstream, make_staff):

@@ -41,6 +41,19 @@ def test_an_account_is_named_by_nickname_type_currency_and_last_digits():
     )
 
 
+def test_account_names_come_in_one_query_however_many(django_assert_num_queries):
+    from payments.selectors import account_name, account_names
+
+    accounts = [PaymentAccountFactory(nickname=f"Wallet {i}") for i in range(6)]
+    with django_assert_num_queries(1):
+        names = account_names(*[a.account_id for a in accounts], "unknown-id", "")
+    assert names == {a.account_id: a.display_name for a in accounts}
+    assert account_name(names, accounts[0].account_id).startswith("Wallet 0 · ")
+    assert account_name(names, "unknown-id") == "account unknown-id"
+    with django_assert_num_queries(0):
+        assert account_names("", "") == {}
+
+
 def test_a_transaction_names_its_accounts_and_links_its_customer(client_as):
     customer = CustomerFactory(name="Ada Lovelace")
     source = PaymentAccountFactory(nickname="Payroll", customer=customer)

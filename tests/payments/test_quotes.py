@@ -2,6 +2,7 @@
 
 import json
 import uuid
+from decimal import Decimal
 
 import pytest
 from django.urls import reverse
@@ -108,8 +109,9 @@ def test_operations_creates_a_quote_with_its_own_idempotency_key(client_as, oper
     assert quote.created_by == operations_user
     assert isinstance(quote.idempotency_key, uuid.UUID)
     assert str(quote.source_amount.normalize()) == "1E+2"
-    assert quote.request["developerFee"] == {"developerFeeType": "USD", "developerFeeAmount": "1.00"}
-    assert quote.request["correlationId"] == "order-42"
+    assert quote.request["developerFee"] == {"developerFeeType": "USD", "developerFeeAmount": "1.00"}  # as sent
+    assert quote.developer_fee == Decimal("1.00") and quote.correlation_id == "order-42"
+    assert "correlationId" not in quote.request  # the execute's, never sent with the quote
     html = client.get(reverse("payments-view-quote", args=[quote.quote_id])).content.decode()
     assert "data-countdown" in html and quote.expires_at.strftime("%Y-%m-%dT%H:%M:%S") in html
     assert "98.25 USDC" in html  # 100 - 0.75 service - 1.00 developer fee
@@ -154,7 +156,7 @@ def test_execute_makes_the_transaction_and_a_second_execute_replays_it(client_as
     assert Transaction.objects.get().transaction_id == tx.transaction_id
     assert second["Location"] == first["Location"]
     quote.refresh_from_db()
-    assert quote.request["correlationId"] == "batch-7"  # the first execute bound the body
+    assert quote.correlation_id == "batch-7"  # the first execute bound the body
     # The API replayed its answer: audited as such, with the read-back that found it.
     replayed = AuditEvent.objects.filter(action="quote.execute", outcome="success").latest("id")
     assert replayed.details["replayed"] is True and replayed.details["reconciled"] == "earlier try"

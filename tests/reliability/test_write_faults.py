@@ -220,7 +220,7 @@ def mirror_state(*, execute: bool = False) -> dict[str, tuple[int, str]]:
             rows = list(model.objects.order_by("pk").values())
             if execute and model._meta.model_name == "quote":
                 for row in rows:
-                    row["request"] = {k: v for k, v in row["request"].items() if k != "correlationId"}
+                    row["correlation_id"] = None
             digest = hashlib.sha256(json.dumps(rows, default=str, sort_keys=True).encode()).hexdigest()
             state[model._meta.db_table] = (len(rows), digest)
     return state
