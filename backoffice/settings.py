@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "axes",
     "backoffice",
     "core",
+    "staff",
     "customers",
     "payments",
     "mirror",
@@ -86,7 +87,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "core.timezones.TimeZoneMiddleware",
+    "staff.timezones.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -147,14 +148,14 @@ AUTH_PASSWORD_VALIDATORS = [
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "core.auth.RoleBackend",
+    "staff.auth.RoleBackend",
 ]
 LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "account_login"
 
 # The client's address (lockouts, rate limits, audit) is REMOTE_ADDR unless proxies in front
-# are trusted (core/client_ip.py): TRUSTED_PROXIES is their number ("1" behind one load
+# are trusted (staff/client_ip.py): TRUSTED_PROXIES is their number ("1" behind one load
 # balancer) or their addresses and networks ("10.0.0.0/8,192.0.2.7"). Unset: none trusted.
 _proxies = env.str("TRUSTED_PROXIES", default="").strip()
 TRUSTED_PROXY_COUNT = int(_proxies) if _proxies.isdigit() else 0
@@ -171,10 +172,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
-AXES_CLIENT_IP_CALLABLE = "core.client_ip.client_ip"
-AXES_USERNAME_CALLABLE = "core.usernames.axes_username"
-# The one lockout page, with the time the pair may try again (core/lockouts.py).
-AXES_LOCKOUT_CALLABLE = "core.lockouts.axes_lockout"
+AXES_CLIENT_IP_CALLABLE = "staff.client_ip.client_ip"
+AXES_USERNAME_CALLABLE = "staff.usernames.axes_username"
+# The one lockout page, with the time the pair may try again (staff/lockouts.py).
+AXES_LOCKOUT_CALLABLE = "staff.lockouts.axes_lockout"
 
 # Staff sessions end after STAFF_IDLE_MINUTES without a request.
 STAFF_IDLE_MINUTES = env.int("STAFF_IDLE_MINUTES", default=30)
@@ -356,7 +357,7 @@ CSRF_FAILURE_VIEW = "core.views.csrf_failure"
 
 # ---- Staff login: django-allauth (password, second factor, OpenID Connect SSO) --------------
 # The login, second-factor and re-authentication pages are allauth's, in the back-office's
-# templates (templates/allauth/, templates/account/, templates/mfa/); core.accounts adapts them.
+# templates (templates/allauth/, templates/account/, templates/mfa/); staff.accounts adapts them.
 INSTALLED_APPS += [
     "allauth",
     "allauth.account",
@@ -364,19 +365,19 @@ INSTALLED_APPS += [
     "allauth.socialaccount",
     "allauth.socialaccount.providers.openid_connect",
 ]
-MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware", "core.mfa.SecondFactorRequiredMiddleware"]
-TEMPLATES[0]["OPTIONS"]["context_processors"].append("core.accounts.login_options")
-ACCOUNT_ADAPTER = "core.accounts.AccountAdapter"
-SOCIALACCOUNT_ADAPTER = "core.sso.SocialAccountAdapter"
-MFA_ADAPTER = "core.accounts.MFAAdapter"
-ACCOUNT_FORMS = {"login": "core.forms.LoginForm", "user_token": "core.guarded_forms.UserTokenForm"}
+MIDDLEWARE += ["allauth.account.middleware.AccountMiddleware", "staff.mfa.SecondFactorRequiredMiddleware"]
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("staff.accounts.login_options")
+ACCOUNT_ADAPTER = "staff.accounts.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "staff.sso.SocialAccountAdapter"
+MFA_ADAPTER = "staff.accounts.MFAAdapter"
+ACCOUNT_FORMS = {"login": "staff.forms.LoginForm", "user_token": "staff.guarded_forms.UserTokenForm"}
 ACCOUNT_LOGIN_METHODS = {"username"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "password1*", "password2*"]
 ACCOUNT_EMAIL_VERIFICATION = "none"
 ACCOUNT_SESSION_REMEMBER = False
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = True
 ACCOUNT_PREVENT_ENUMERATION = True
-# Guessing limits (core/lockouts.py). Passwords are django-axes' (above). "login_failed" counts
+# Guessing limits (staff/lockouts.py). Passwords are django-axes' (above). "login_failed" counts
 # second-factor codes, recovery codes and passkeys per member ("key") and per address ("ip"):
 # 5 in 15 minutes, 10 in a day. "set_password_link" is the same for the keys of set-password links.
 ACCOUNT_RATE_LIMITS = {
@@ -384,17 +385,17 @@ ACCOUNT_RATE_LIMITS = {
     "set_password_link": "5/15m/key,10/1d/key,20/15m/ip",
 }
 MFA_FORMS = {
-    "authenticate": "core.guarded_forms.AuthenticateForm",
-    "reauthenticate": "core.guarded_forms.ReauthenticateForm",
-    "authenticate_webauthn": "core.guarded_forms.AuthenticateWebAuthnForm",
-    "reauthenticate_webauthn": "core.guarded_forms.ReauthenticateWebAuthnForm",
-    "login_webauthn": "core.guarded_forms.LoginWebAuthnForm",
+    "authenticate": "staff.guarded_forms.AuthenticateForm",
+    "reauthenticate": "staff.guarded_forms.ReauthenticateForm",
+    "authenticate_webauthn": "staff.guarded_forms.AuthenticateWebAuthnForm",
+    "reauthenticate_webauthn": "staff.guarded_forms.ReauthenticateWebAuthnForm",
+    "login_webauthn": "staff.guarded_forms.LoginWebAuthnForm",
 }
 # Moving money, approving and staff changes ask for the password or the second factor again
 # when the last check is older than this (core.access.recent_auth_required).
 STAFF_REAUTH_MINUTES = env.int("STAFF_REAUTH_MINUTES", default=10)
 ACCOUNT_REAUTHENTICATION_TIMEOUT = STAFF_REAUTH_MINUTES * 60
-# Staff without a second factor are sent to enrol before any other page (core.mfa).
+# Staff without a second factor are sent to enrol before any other page (staff.mfa).
 STAFF_MFA_REQUIRED = env.bool("STAFF_MFA_REQUIRED", default=not DEBUG)
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_TOTP_ISSUER = "Payments back-office"

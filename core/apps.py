@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 class CoreConfig(AppConfig):
     name = "core"
-    verbose_name = "Staff, roles and audit"
+    verbose_name = "Roles, access and audit"
 
     def ready(self):
         from django.db.models.signals import post_migrate
@@ -12,8 +12,7 @@ class CoreConfig(AppConfig):
         from .api_errors import ERROR_CODE_MESSAGES
         from .audit import ACTION_LABELS
         from .models import AuditEvent
-        from .roles import Role
-        from .signals import sync_roles_after_migrate
+        from .roles import Role, sync_roles_after_migrate
 
         post_migrate.connect(sync_roles_after_migrate, sender=self)
         labels.register(labels.ACTION, ACTION_LABELS)

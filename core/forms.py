@@ -1,26 +1,7 @@
 import uuid
 
-from allauth.account.forms import LoginForm as AllauthLoginForm
 from django import forms
-from django.conf import settings
 from django.utils.html import format_html, format_html_join
-
-from .timezones import all_zones
-
-
-class LoginForm(AllauthLoginForm):
-    """allauth's login by username and password (its adapter words every failure alike:
-    core.accounts). With single sign-on on and OIDC_PASSWORD_LOGIN off, it refuses all."""
-
-    def clean(self):
-        if not password_login_enabled():
-            raise forms.ValidationError("Log in with single sign-on.")
-        return super().clean()
-
-
-def password_login_enabled() -> bool:
-    return not settings.OIDC_ISSUER or settings.OIDC_PASSWORD_LOGIN
-
 
 # The one-time mark of a form that makes something (core.claims): however often one filled-in
 # form is sent, it makes one thing, and a resend answers with what the first made.
@@ -60,14 +41,6 @@ class ApiErrorsMixin:
                     self.add_error(name, message)
                 else:
                     self.add_error(None, f"{path}: {message}" if path else message)
-
-
-class TimeZoneForm(forms.Form):
-    time_zone = forms.ChoiceField(label="Time zone", choices=[])
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["time_zone"].choices = [(name, name) for name in all_zones()]
 
 
 class SuggestInput(forms.TextInput):

@@ -84,17 +84,6 @@ class Counter(models.Model):
             cls.objects.filter(name=name).update(value=models.F("value") + 1)
 
 
-class StaffPreference(models.Model):
-    """What a staff member chose for themselves: the time zone pages show times in."""
-
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_preference")
-    # An IANA name ("Europe/Berlin"); empty until the browser tells us or the user chooses.
-    time_zone = models.CharField(max_length=64, blank=True)
-
-    def __str__(self):
-        return f"{self.user_id}: {self.time_zone or 'UTC'}"
-
-
 class WriteClaim(models.Model):
     """Who carries out a write that must happen once (core.claims): an approved request, a
     quote's execute, a form's submission. The request whose row commits first carries it out;

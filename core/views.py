@@ -1,23 +1,19 @@
 import sys
 
-from django.contrib import messages
 from django.contrib.sessions.exceptions import SessionInterrupted
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.template import loader
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET
 
 from . import labels
-from .access import role_required, staff_required
-from .audit import audit_record
+from .access import role_required
 from .exports import Column, csv_response, refused_filters, with_words
 from .filters import AuditEventFilter
-from .forms import TimeZoneForm
 from .htmx import page_or_partial
-from .models import AuditEvent, StaffPreference
+from .models import AuditEvent
 from .pagination import paginate_keyset
-from .timezones import remember, session_zone_name
 
 AUDIT_PAGE_SIZE = 50
 AUDIT_EXPORT_COLUMNS = [
@@ -55,39 +51,6 @@ def export_audit_events(request):
     if not filterset.is_valid():
         return refused_filters(request, filterset.errors)
     return csv_response(filterset.qs.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")
-
-
-@staff_required
-@require_http_methods(["GET", "POST"])
-def set_time_zone(request):
-    """The zone times are shown in: the form, and its POST (also sent once by the browser with
-    `detected=1` while the user has none, answered 204 without a message)."""
-    detected = request.POST.get("detected") == "1"
-    if request.method == "GET":
-        form = TimeZoneForm(initial={"time_zone": session_zone_name(request) or "UTC"})
-        return render(request, "core/time_zone.html", {"form": form})
-    form = TimeZoneForm(request.POST)
-    if not form.is_valid():
-        if detected:
-            return HttpResponse(status=204)
-        return render(request, "core/time_zone.html", {"form": form}, status=400)
-    name = form.cleaned_data["time_zone"]
-    if detected and session_zone_name(request):
-        return HttpResponse(status=204)  # a choice already kept wins over the browser's zone
-    with transaction.atomic():
-        StaffPreference.objects.update_or_create(user=request.user, defaults={"time_zone": name})
-        audit_record(
-            actor=request.user,
-            action="user.set_time_zone",
-            target_kind="user",
-            target_id=request.user.pk,
-            details={"time_zone": name, "detected": detected},
-        )
-    remember(request, name)
-    if detected:
-        return HttpResponse(status=204)
-    messages.success(request, f"Times are now shown in {name}.")
-    return redirect("core-set-time-zone")
 
 
 def bad_request(request, exception=None):

@@ -7,7 +7,7 @@ from django import forms
 from django.db.models import Q, Subquery
 from django.utils import timezone
 
-from core.timezones import day_range
+from core.filters import day_range
 from customers.models import Customer
 
 from .forms.fields import CustomerPicker
@@ -121,7 +121,7 @@ class TransactionFilter(django_filters.FilterSet):
         fields = []
 
     def filter_from(self, queryset, name, value):
-        # Whole days in the staff member's time zone, as the audit log's (core.timezones).
+        # Whole days in the staff member's time zone, as the audit log's (core.filters).
         return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(since=value).items()})
 
     def filter_customer(self, queryset, name, value):

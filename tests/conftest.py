@@ -20,7 +20,7 @@ def _fast_passwords(settings):
 
 def role_group(role: str) -> Group:
     """The role's group. The migrations make the groups and a flush remakes them (post_migrate:
-    core.signals); they are synced again only where a test removed one (one query, not fifteen)."""
+    core.roles); they are synced again only where a test removed one (one query, not fifteen)."""
     try:
         return Group.objects.get(name=role)
     except Group.DoesNotExist:

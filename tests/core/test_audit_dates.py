@@ -8,7 +8,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from core.filters import AuditEventFilter
-from core.models import AuditEvent, StaffPreference
+from core.models import AuditEvent
+from staff.models import StaffPreference
 from tests.factories import AuditEventFactory
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from core.exports import formula_safe
-from core.models import StaffPreference
 from mirror.models import WebhookEvent
+from staff.models import StaffPreference
 from tests.factories import (
     AuditEventFactory,
     CustomerFactory,

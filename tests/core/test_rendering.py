@@ -6,7 +6,7 @@ from django.test.html import parse_html
 from django.test.signals import template_rendered
 
 from core.filters import AuditEventFilter
-from core.forms import TimeZoneForm
+from staff.forms import TimeZoneForm
 from core.rendering import FormRenderer
 from customers.forms.casework import QueueFilterForm
 from customers.forms.create import CustomerCreate

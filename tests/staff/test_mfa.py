@@ -157,7 +157,7 @@ def test_enrolment_is_audited(client, make_staff, django_capture_on_commit_callb
 
 
 def test_an_admins_reset_sends_them_to_enrol_again(mfa_required, client, make_staff):
-    from core.staff.services import reset_second_factor
+    from staff.services import reset_second_factor
 
     user = make_staff("auditor")
     login(client, user)

@@ -6,8 +6,8 @@ from django.contrib.auth.models import Group
 from django.db.models import Exists, Max, OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
-from .. import lockouts
-from ..mfa import SECOND_FACTOR_TYPES
+from . import lockouts
+from .mfa import SECOND_FACTOR_TYPES
 
 
 def staff_with_status():

@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from core.roles import Role, sync_role_groups
-from core.staff import services
+from staff import services
 
 
 class Command(BaseCommand):
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         site = site or default_site()
         sync_role_groups(Group, Permission)
         try:
-            # Normalised, and refused when taken, of mixed scripts or a look-alike (core.usernames).
+            # Normalised, and refused when taken, of mixed scripts or a look-alike (staff.usernames).
             member = services.add_member(actor=None, username=username, email=email, roles=role)
         except ValidationError as refused:
             raise CommandError(f"{username}: {' '.join(refused.messages)}") from None

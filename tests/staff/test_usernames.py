@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
-from core.usernames import normalized, skeleton, validate_new
+from staff.usernames import normalized, skeleton, validate_new
 from tests.conftest import authenticated_now
 
 PASSWORD = "correct horse battery"

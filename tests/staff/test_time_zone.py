@@ -8,7 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from core.models import AuditEvent, StaffPreference
+from core.models import AuditEvent
+from staff.models import StaffPreference
 from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,8 +1,8 @@
 """Guessing is limited wherever a secret is typed, per member and per client address.
 
 - Passwords (login, re-authentication): django-axes. Five failures of one username from one
-  address (core.client_ip) lock that pair out for AXES_COOLOFF_TIME; its records are rows in
-  the database. allauth's own count of password failures is off (core.accounts): it keys on
+  address (staff.client_ip) lock that pair out for AXES_COOLOFF_TIME; its records are rows in
+  the database. allauth's own count of password failures is off (staff.accounts): it keys on
   the username alone, which a stranger could fill to lock a member out from everywhere.
 - Second-factor codes, recovery codes and passkeys at the second step, at login and when asked
   again: allauth's rate limit "login_failed" (ACCOUNT_RATE_LIMITS), which allauth counts per
@@ -36,9 +36,10 @@ from django.http import HttpRequest
 from django.shortcuts import render
 from django.utils import timezone
 
-from .audit import audit_record
+from core.audit import audit_record
+from core.models import AuditEvent
+
 from .client_ip import client_ip
-from .models import AuditEvent
 from .usernames import normalized
 
 logger = logging.getLogger(__name__)

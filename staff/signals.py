@@ -1,6 +1,5 @@
 from allauth.mfa.signals import authenticator_added, authenticator_removed
 from axes.signals import user_locked_out
-from django.apps import apps as global_apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_logged_out
@@ -8,10 +7,10 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
-from .audit import audit_record
-from .live import forget_session
+from core.audit import audit_record
+from core.live import forget_session
+
 from .lockouts import record_lockout
-from .roles import sync_role_groups
 from .timezones import kept_zone_name, remember
 from .usernames import stored_spelling
 
@@ -68,9 +67,3 @@ def record_second_factor_removed(sender, request, user, authenticator, **kwargs)
             target_id=user.pk,
             details={"type": authenticator.type},
         )
-
-
-def sync_roles_after_migrate(sender, apps=global_apps, **kwargs):
-    """After every `migrate`, each role's group holds exactly the permissions of ROLE_PERMISSIONS
-    (auth's own post_migrate handler has made the permissions by then)."""
-    sync_role_groups(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))

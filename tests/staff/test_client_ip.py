@@ -8,7 +8,7 @@ from allauth.account.adapter import get_adapter
 from django.test import Client
 from django.urls import reverse
 
-from core.client_ip import client_ip
+from staff.client_ip import client_ip
 
 PASSWORD = "correct horse battery"
 BALANCER = "10.0.0.5"

@@ -45,7 +45,7 @@ class RoleBackend(ModelBackend):
     """
 
     def authenticate(self, request, username=None, password=None, **kwargs):
-        """By the username in any case (core.usernames)."""
+        """By the username in any case (staff.usernames)."""
         if username is not None:
             username = stored_spelling(username)
         return super().authenticate(request, username=username, password=password, **kwargs)

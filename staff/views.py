@@ -4,18 +4,22 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
-from ..access import recent_auth_required, role_required
-from ..pagination import paginate_keyset
-from ..roles import roles_of
-from ..usernames import TAKEN
+from core.access import recent_auth_required, role_required, staff_required
+from core.audit import audit_record
+from core.pagination import paginate_keyset
+from core.roles import roles_of
+
 from . import services
-from .forms import AddMemberForm, RolesForm
+from .forms import AddMemberForm, RolesForm, TimeZoneForm
+from .models import StaffPreference
 from .selectors import staff_with_status, with_lockouts
+from .timezones import remember, session_zone_name
+from .usernames import TAKEN
 
 STAFF_PAGE_SIZE = 50
 
@@ -27,14 +31,14 @@ def list_staff(request):
         staff_with_status(), ordering=("username", "id"), cursor=request.GET.get("cursor"), size=STAFF_PAGE_SIZE
     )
     page.items = with_lockouts(page.items)
-    return render(request, "core/staff/list_staff.html", {"page": page})
+    return render(request, "staff/list_staff.html", {"page": page})
 
 
 @role_required("manage_staff")
 @require_GET
 def view_staff(request, pk):
     [member] = with_lockouts([get_object_or_404(staff_with_status(), pk=pk)])
-    return render(request, "core/staff/view_staff.html", {"member": member})
+    return render(request, "staff/view_staff.html", {"member": member})
 
 
 @role_required("manage_staff")
@@ -54,7 +58,7 @@ def create_staff(request):
         else:
             # Shown here once, never stored: the admin hands it over (or it is e-mailed).
             return _link_page(request, member, services.set_password_link(request.build_absolute_uri("/"), member))
-    return render(request, "core/staff/create_staff.html", {"form": form})
+    return render(request, "staff/create_staff.html", {"form": form})
 
 
 @role_required("manage_staff")
@@ -67,13 +71,13 @@ def change_staff_roles(request, pk):
             changed = services.change_roles(actor=request.user, member=member, roles=form.cleaned_data["roles"])
         except services.Refused as refused:
             form.add_error(None, refused.message)
-            return render(request, "core/staff/change_roles.html", {"member": member, "form": form}, status=409)
+            return render(request, "staff/change_roles.html", {"member": member, "form": form}, status=409)
         if changed:
             messages.success(request, f"Roles of {member.get_username()} changed.")
         else:
             messages.info(request, f"{member.get_username()} already had these roles: nothing changed.")
         return redirect("core-view-staff", pk=member.pk)
-    return render(request, "core/staff/change_roles.html", {"member": member, "form": form})
+    return render(request, "staff/change_roles.html", {"member": member, "form": form})
 
 
 # Actions that are one confirmation: (verb of the page, the question, the button, the service, done).
@@ -105,7 +109,8 @@ ACTIONS = {
 }
 
 
-def _confirm(action: str):
+def confirm_view(action: str):
+    """The confirm page of one of ACTIONS, and its POST."""
     verb, question, service, done = ACTIONS[action]
 
     @role_required("manage_staff")
@@ -122,7 +127,7 @@ def _confirm(action: str):
                 messages.success(request, done.format(member.get_username()))
                 return redirect("core-view-staff", pk=member.pk)
         context = {"member": member, "verb": verb, "question": question, "error": error}
-        return render(request, "core/staff/confirm.html", context, status=409 if error else 200)
+        return render(request, "staff/confirm.html", context, status=409 if error else 200)
 
     confirm.__name__ = confirm.__qualname__ = f"{action.replace('-', '_')}_staff"
     return confirm
@@ -143,7 +148,7 @@ def create_password_link(request, pk):
         "question": "Their current password stops working once they choose a new one through the link.",
         "error": "",
     }
-    return render(request, "core/staff/confirm.html", context)
+    return render(request, "staff/confirm.html", context)
 
 
 def _link_page(request, member, link: str):
@@ -153,17 +158,37 @@ def _link_page(request, member, link: str):
         "timeout_days": settings.PASSWORD_RESET_TIMEOUT // 86400,
         "emailed": settings.STAFF_EMAIL_LINKS and bool(member.email),
     }
-    return render(request, "core/staff/password_link.html", context)
+    return render(request, "staff/password_link.html", context)
 
 
-urlpatterns = [
-    path("", list_staff, name="core-list-staff"),
-    path("new", create_staff, name="core-create-staff"),
-    path("<int:pk>/", view_staff, name="core-view-staff"),
-    path("<int:pk>/roles", change_staff_roles, name="core-change-staff-roles"),
-    path("<int:pk>/deactivate", _confirm("deactivate"), name="core-deactivate-staff"),
-    path("<int:pk>/reactivate", _confirm("reactivate"), name="core-reactivate-staff"),
-    path("<int:pk>/reset-mfa", _confirm("reset-mfa"), name="core-reset-staff-mfa"),
-    path("<int:pk>/unlock", _confirm("unlock"), name="core-unlock-staff"),
-    path("<int:pk>/password-link", create_password_link, name="core-create-staff-password-link"),
-]
+@staff_required
+@require_http_methods(["GET", "POST"])
+def set_time_zone(request):
+    """The zone times are shown in: the form, and its POST (also sent once by the browser with
+    `detected=1` while the user has none, answered 204 without a message)."""
+    detected = request.POST.get("detected") == "1"
+    if request.method == "GET":
+        form = TimeZoneForm(initial={"time_zone": session_zone_name(request) or "UTC"})
+        return render(request, "staff/time_zone.html", {"form": form})
+    form = TimeZoneForm(request.POST)
+    if not form.is_valid():
+        if detected:
+            return HttpResponse(status=204)
+        return render(request, "staff/time_zone.html", {"form": form}, status=400)
+    name = form.cleaned_data["time_zone"]
+    if detected and session_zone_name(request):
+        return HttpResponse(status=204)  # a choice already kept wins over the browser's zone
+    with transaction.atomic():
+        StaffPreference.objects.update_or_create(user=request.user, defaults={"time_zone": name})
+        audit_record(
+            actor=request.user,
+            action="user.set_time_zone",
+            target_kind="user",
+            target_id=request.user.pk,
+            details={"time_zone": name, "detected": detected},
+        )
+    remember(request, name)
+    if detected:
+        return HttpResponse(status=204)
+    messages.success(request, f"Times are now shown in {name}.")
+    return redirect("core-set-time-zone")

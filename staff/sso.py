@@ -17,8 +17,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import render
 
-from .audit import audit_record
-from .roles import Role, roles_of
+from core.audit import audit_record
+from core.roles import Role, roles_of
+
 from .usernames import stored_spelling, validate_new
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
 
     def pre_social_login(self, request, sociallogin):
         """Link the IdP's person to the staff member of the same username (in any case), or
-        make them one under a username that passes core.usernames; then apply the roles of
+        make them one under a username that passes staff.usernames; then apply the roles of
         their groups."""
         if not sociallogin.is_existing:
             username = _claims(sociallogin).get("preferred_username", "")
@@ -79,7 +80,7 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         return user
 
     def _apply_roles(self, user, sociallogin) -> None:
-        from .staff.services import set_roles_from_sso
+        from .services import set_roles_from_sso
 
         roles = roles_from_claims(_claims(sociallogin))
         if roles is not None and set(roles) != set(roles_of(user)):

@@ -6,7 +6,8 @@ from allauth.core import context
 from allauth.mfa.adapter import DefaultMFAAdapter
 from django.conf import settings
 
-from .access import recently_authenticated
+from core.access import recently_authenticated
+
 from .client_ip import client_ip
 from .forms import password_login_enabled
 from .usernames import validate_new
@@ -33,13 +34,13 @@ class AccountAdapter(DefaultAccountAdapter):
     def pre_authenticate(self, request, **credentials) -> None:
         """Password failures are django-axes', per username and address. allauth's own count of
         them ("login_failed" per username) is skipped: a stranger could fill it to lock a member
-        out from everywhere. The rate stays for what follows the password (core/lockouts.py)."""
+        out from everywhere. The rate stays for what follows the password (staff/lockouts.py)."""
 
     def clean_username(self, username: str, shallow: bool = False) -> str:
         return validate_new(username)
 
     def get_client_ip(self, request) -> str:
-        """The address allauth's rate limits count by: the trusted-proxy setting's (core.client_ip)."""
+        """The address allauth's rate limits count by: the trusted-proxy setting's (staff.client_ip)."""
         return client_ip(request)
 
     def is_open_for_signup(self, request):

@@ -147,7 +147,7 @@ def test_the_last_admin_cannot_lose_the_role_nor_be_deactivated(admin_client, ad
 
 
 def test_an_admin_demoted_while_their_request_was_on_its_way_changes_nothing(admin_user, make_staff):
-    from core.staff.services import NoLongerAllowed, change_roles
+    from staff.services import NoLongerAllowed, change_roles
 
     bea = make_staff("admin", username="bea")  # her request has passed its role check
     ops = make_staff("operations", username="ops")

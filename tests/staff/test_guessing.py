@@ -1,4 +1,4 @@
-"""Guessing is limited wherever a secret is typed (core/lockouts.py): second-factor codes,
+"""Guessing is limited wherever a secret is typed (staff/lockouts.py): second-factor codes,
 recovery codes and passkeys at login and when asked again, set-password links; per member and
 per address. A lockout refuses the right secret too, says until when and that an admin can lift
 it, is audited once, shows on the staff page, and an admin lifts it there."""

@@ -183,7 +183,7 @@ def test_the_provider_comes_from_the_environment():
 
 
 def test_roles_from_claims_ignore_unknown_groups_and_roles(settings):
-    from core.sso import roles_from_claims
+    from staff.sso import roles_from_claims
 
     settings.OIDC_GROUPS_CLAIM = "groups"
     settings.OIDC_GROUP_ROLES = {"bo-admins": "admin", "bo-odd": "superhero"}

@@ -15,12 +15,13 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from .. import lockouts
-from ..audit import audit_record
-from ..live import forget_session
-from ..mfa import Authenticator
-from ..roles import Role, roles_of
-from ..usernames import normalized, validate_new
+from core.audit import audit_record
+from core.live import forget_session
+from core.roles import Role, roles_of
+
+from . import lockouts
+from .mfa import Authenticator
+from .usernames import normalized, validate_new
 
 
 class Refused(Exception):
@@ -209,7 +210,7 @@ def reset_second_factor(*, actor, member) -> None:
 
 def lift_lockout(*, actor, member) -> None:
     """Forget the failures that lock `member` out: axes' records of their username (passwords,
-    every address) and the counts of their codes and set-password links (core.lockouts)."""
+    every address) and the counts of their codes and set-password links (staff.lockouts)."""
     with transaction.atomic():
         lifted = axes_reset(username=normalized(member.get_username()))
         secrets = lockouts.lift(member)

@@ -1,4 +1,4 @@
-"""allauth's forms where a secret is checked, each behind the guessing limits of core.lockouts
+"""allauth's forms where a secret is checked, each behind the guessing limits of staff.lockouts
 (MFA_FORMS and ACCOUNT_FORMS name them). allauth counts the attempt itself; these turn its
 refusal, or the failure that fills a limit, into the lockout page, audited once."""
 

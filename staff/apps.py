@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class StaffConfig(AppConfig):
+    name = "staff"
+    verbose_name = "Staff, login and second factor"
+
+    def ready(self):
+        from . import signals  # noqa: F401  (connects the login, lockout and second-factor receivers)
