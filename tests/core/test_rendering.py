@@ -6,7 +6,6 @@ from django.test.html import parse_html
 from django.test.signals import template_rendered
 
 from core.filters import AuditEventFilter
-from staff.forms import TimeZoneForm
 from core.rendering import FormRenderer
 from customers.forms.casework import QueueFilterForm
 from customers.forms.create import CustomerCreate
@@ -16,6 +15,7 @@ from payments.filters import ApprovalRequestFilter, PaymentAccountFilter, Transa
 from payments.forms.accounts import ExternalBankAccountForm, ExternalCryptoWalletForm, ServiceAutoFiatAccountForm
 from payments.forms.rates import ExchangeRateForm
 from payments.forms.rules import AutomationRuleForm
+from staff.forms import TimeZoneForm
 
 pytestmark = pytest.mark.django_db
 
