@@ -60,6 +60,8 @@ INSTALLED_APPS = [
     "axes",
     "backoffice",
     "core",
+    "audit",
+    "upstream",
     "staff",
     "customers",
     "payments",

@@ -2,7 +2,6 @@ from django.conf import settings
 from django.urls import include, path
 
 from core.redirects import moved
-from core.views import export_audit_events, list_audit_events
 
 from . import metrics, views
 
@@ -13,8 +12,7 @@ urlpatterns = [
     moved("login/", "account_login"),
     moved("logout/", "account_logout"),
     path("", include("staff.urls")),
-    path("audit/", list_audit_events, name="core-list-audit-events"),
-    path("audit/export.csv", export_audit_events, name="core-export-audit-events"),
+    path("audit/", include("audit.urls")),
     path("customers/", include("customers.urls")),
     path("payments/", include("payments.urls")),
     path("healthz", views.healthz, name="healthz"),

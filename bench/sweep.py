@@ -228,7 +228,7 @@ def main():
     from django.urls import reverse
     from django.utils import timezone
 
-    from core.models import AuditEvent
+    from audit.models import AuditEvent
     from core.roles import sync_role_groups
     from customers.models import Customer
     from payments.models import Transaction

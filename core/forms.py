@@ -3,7 +3,7 @@ import uuid
 from django import forms
 from django.utils.html import format_html, format_html_join
 
-# The one-time mark of a form that makes something (core.claims): however often one filled-in
+# The one-time mark of a form that makes something (upstream.claims): however often one filled-in
 # form is sent, it makes one thing, and a resend answers with what the first made.
 SUBMISSION_FIELD = "submission"
 SUBMISSION_LOST = "This form had lost its one-time mark (an old page?): check it and send it again."

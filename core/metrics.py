@@ -66,7 +66,7 @@ def operation(method: str, path: str) -> str:
 
 
 def observe_upstream(method: str, path: str, outcome: str, seconds: float) -> None:
-    """The Payments API client's observer (core/upstream.py wires it)."""
+    """The Payments API client's observer (upstream/client.py wires it)."""
     name = operation(method, path)
     UPSTREAM_CALLS.labels(name, outcome).inc()
     if outcome != "circuit_open":

@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models.functions import Upper
 
 from core import labels
-from core.mirrored import MirroredModel, StatusChange
+from upstream.mirrored import MirroredModel, StatusChange
 
 
 class CustomerStatus(models.TextChoices):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 
 from .choices import action_label
 from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, CaseDecision, Customer, status_label

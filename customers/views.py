@@ -15,13 +15,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import InFlight, api_error_message
 from core.forms import SUBMISSION_LOST, posted_submission
 from core.htmx import page_or_partial
 from core.live import live_url
 from core.pagination import paginate_keyset
 from core.together import CompiledTogether
 from paymentsapi import PaymentsApiError
+from upstream.api_errors import InFlight, api_error_message
 
 from . import choices, page_sections, selectors, services, services_cases, timeline
 from .forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm, colleagues

@@ -10,9 +10,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from audit.models import AuditEvent
+from audit.records import audit_record
 from core.access import RoleRequired, role_required
-from core.audit import audit_record
-from core.models import AuditEvent
 from core.pagination import paginate_keyset
 
 from . import selectors, services_cases

@@ -17,11 +17,11 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from audit.models import AuditEvent
 from core.access import role_required
-from core.api_errors import api_error_message, outcome_unknown
 from core.forms import SUBMISSION_LOST, posted_submission
-from core.models import AuditEvent
 from paymentsapi import PaymentsApiError, ValidationFailed
+from upstream.api_errors import api_error_message, outcome_unknown
 
 from . import services
 from .forms.create import ROW_FORMSETS

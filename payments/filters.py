@@ -3,11 +3,10 @@
 import datetime as dt
 
 import django_filters
-from django import forms
 from django.db.models import Q, Subquery
 from django.utils import timezone
 
-from core.filters import day_range
+from core.filters import date_input, day_range
 from customers.models import Customer
 
 from .forms.fields import CustomerPicker
@@ -83,18 +82,14 @@ class ApprovalRequestFilter(django_filters.FilterSet):
         return queryset.filter(status=value)
 
 
-def _date_input():
-    return forms.DateInput(attrs={"type": "date"})
-
-
 class TransactionFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=TransactionStatus.choices, label="Status", empty_label="Any")
     customer = django_filters.CharFilter(label="Customer", method="filter_customer", widget=CustomerPicker())
     created_from = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_from", label="Created from", widget=_date_input()
+        field_name="created_upstream_at", method="filter_from", label="Created from", widget=date_input()
     )
     created_until = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_until", label="Created until", widget=_date_input()
+        field_name="created_upstream_at", method="filter_until", label="Created until", widget=date_input()
     )
     correlation_id = django_filters.CharFilter(field_name="correlation_id", label="Correlation id")
     rail = django_filters.ChoiceFilter(

@@ -5,7 +5,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 
-from core.mirrored import MirroredModel, Source, StatusChange
+from upstream.mirrored import MirroredModel, Source, StatusChange
 
 from .rails import method_label
 

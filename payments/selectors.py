@@ -8,10 +8,10 @@ from django.db.models import Case, CharField, F, Max, OuterRef, Q, QuerySet, Sub
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from audit.models import AuditEvent
 from core import labels
 from core.exports import Column, with_words
 from core.live import CompiledQuery, version_of
-from core.models import AuditEvent
 from core.together import fetch_together
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section

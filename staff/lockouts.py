@@ -36,8 +36,8 @@ from django.http import HttpRequest
 from django.shortcuts import render
 from django.utils import timezone
 
-from core.audit import audit_record
-from core.models import AuditEvent
+from audit.models import AuditEvent
+from audit.records import audit_record
 
 from .client_ip import client_ip
 from .usernames import normalized

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from core.audit import audit_record
+from audit.records import audit_record
 from core.live import forget_session
 from core.roles import Role, roles_of
 

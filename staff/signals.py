@@ -7,7 +7,7 @@ from django.db import transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
-from core.audit import audit_record
+from audit.records import audit_record
 from core.live import forget_session
 
 from .lockouts import record_lockout

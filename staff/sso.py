@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import render
 
-from core.audit import audit_record
+from audit.records import audit_record
 from core.roles import Role, roles_of
 
 from .usernames import stored_spelling, validate_new

@@ -9,8 +9,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from audit.records import audit_record
 from core.access import recent_auth_required, role_required, staff_required
-from core.audit import audit_record
 from core.pagination import paginate_keyset
 from core.roles import roles_of
 

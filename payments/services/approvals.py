@@ -5,7 +5,7 @@ change); a checker, another person holding the permission the action needs, appr
 rejects with a reason; the maker may withdraw; a request lapses after APPROVAL_TTL_HOURS.
 
 Approval is one conditional UPDATE ... WHERE status = 'pending': of two checkers at once, or
-one pressing twice, exactly one wins. Its write is then claimed (core.claims): one request
+one pressing twice, exactly one wins. Its write is then claimed (upstream.claims): one request
 makes it, under the request's own idempotency key, and writes the request's final state; the
 checker's other requests wait for that outcome and report it. The write runs with no database
 transaction open, as every staff write does.

@@ -2,17 +2,17 @@
 
 Every call to the Payments API is made with no database transaction open (a slow API must not
 hold row locks); only then are the mirror and the audit event written, together
-(core.write_through). On an API error the mirror is left as it was and the error goes up.
+(upstream.write_through). On an API error the mirror is left as it was and the error goes up.
 """
 
 from dataclasses import dataclass
 
-from core.api_errors import api_error_message
-from core.mirrored import Source
-from core.upstream import get_client, lookup_client
-from core.write_through import AuditTarget, Once, write_through_api
 from paymentsapi import BadRequest, PaymentsApiClient, PaymentsApiError
 from paymentsapi import types as api
+from upstream.api_errors import api_error_message
+from upstream.client import get_client, lookup_client
+from upstream.mirrored import Source
+from upstream.write_through import AuditTarget, Once, write_through_api
 
 from ..models import TERMINAL_TRANSACTION_STATUSES, Transaction, TransactionStatus
 from ..upserts import transactions_upsert

@@ -7,13 +7,13 @@ from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import api_error_message
 from core.exports import csv_response, refused_filters
 from core.forms import SUBMISSION_LOST, posted_submission
 from core.htmx import page_or_partial
 from core.pagination import paginate_keyset
 from core.redirects import moved
 from paymentsapi import NotFound, PaymentsApiError, ValidationFailed
+from upstream.api_errors import api_error_message
 
 from ..filters import PaymentAccountFilter
 from ..forms.accounts import ACCOUNT_FORMS

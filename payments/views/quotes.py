@@ -9,10 +9,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import recent_auth_required, role_required
-from core.api_errors import api_error_message
 from core.redirects import moved
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
+from upstream.api_errors import api_error_message
 
 from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import ApprovalStatus, Quote, Transaction

@@ -5,9 +5,9 @@ from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
-from core.api_errors import api_error_message
 from core.htmx import page_or_partial
 from paymentsapi import PaymentsApiError, ValidationFailed
+from upstream.api_errors import api_error_message
 
 from ..forms.rates import ExchangeRateForm
 from ..rails import FIAT_CURRENCIES, TOKENS

@@ -6,13 +6,13 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import api_error_message
 from core.exports import csv_response, refused_filters
 from core.htmx import page_or_partial
 from core.live import live_response, live_url, live_view, render_parts
 from core.pagination import paginate_keyset
 from core.redirects import moved
 from paymentsapi import PaymentsApiError
+from upstream.api_errors import api_error_message
 
 from ..filters import TransactionFilter
 from ..forms.transactions import BulkCancelForm, CancelForm, StuckForm

@@ -13,10 +13,10 @@ from backoffice.celery import app
 from backoffice.health import mark_heartbeat
 from core.locks import hold_lock
 from core.metrics import operation
-from core.upstream import client_from_settings
 from mirror.tasks import SKIPPED, refresh_transactions, sync_mirror
 from paymentsapi import PaymentsApiError
 from tests.factories import SyncRunFactory, WebhookEventFactory
+from upstream.client import client_from_settings
 
 pytestmark = pytest.mark.django_db
 TOKEN = "metrics-token-for-tests-0123456789"

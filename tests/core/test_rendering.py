@@ -5,7 +5,7 @@ from django.forms.renderers import DjangoTemplates, get_default_renderer
 from django.test.html import parse_html
 from django.test.signals import template_rendered
 
-from core.filters import AuditEventFilter
+from audit.filters import AuditEventFilter
 from core.rendering import FormRenderer
 from customers.forms.casework import QueueFilterForm
 from customers.forms.create import CustomerCreate

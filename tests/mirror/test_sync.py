@@ -9,11 +9,11 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from core.locks import hold_lock
-from core.upstream import get_client
 from customers.models import Customer, CustomerStatusChange
 from mirror.models import SyncRun
 from mirror.sync import sync_customers, sync_payment_accounts
 from sandbox import models as sbx
+from upstream.client import get_client
 
 
 def make_sandbox_customers(key, n, *, status="ACTIVE"):

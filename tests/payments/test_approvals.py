@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from payments.models import ApprovalRequest, Quote, Transaction
 from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer

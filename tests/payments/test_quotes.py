@@ -6,10 +6,11 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent, WriteClaim
+from audit.models import AuditEvent
 from payments.models import Quote, Transaction
 from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
+from upstream.models import WriteClaim
 
 
 @pytest.fixture(autouse=True)

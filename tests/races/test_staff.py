@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from core.roles import Role
 from staff.services import LastAdmin, NoLongerAllowed
 from tests.race import at_once

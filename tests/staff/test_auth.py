@@ -3,7 +3,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 
 
 def login(client, username, password, address="10.0.0.1"):

@@ -14,7 +14,7 @@ from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
 from django.test import Client
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from tests.conftest import authenticated_now
 from tests.totp import totp_code
 

@@ -142,7 +142,7 @@ def test_the_last_factor_cannot_be_removed_while_required(mfa_required, client, 
 
 
 def test_enrolment_is_audited(client, make_staff, django_capture_on_commit_callbacks):
-    from core.models import AuditEvent
+    from audit.models import AuditEvent
 
     user = make_staff("auditor")
     login(client, user)

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from core.roles import roles_of
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from core.roles import roles_of
 from tests.conftest import authenticated_now
 

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from staff.models import StaffPreference
 from tests.factories import CustomerFactory
 

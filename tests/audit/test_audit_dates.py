@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from core.filters import AuditEventFilter
-from core.models import AuditEvent
+from audit.filters import AuditEventFilter
+from audit.models import AuditEvent
 from staff.models import StaffPreference
 from tests.factories import AuditEventFactory
 

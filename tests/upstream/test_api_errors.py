@@ -1,10 +1,9 @@
-"""The one map from the client's errors to what staff read (core.api_errors)."""
+"""The one map from the client's errors to what staff read (upstream.api_errors)."""
 
 import logging
 
 import pytest
 
-from core.api_errors import api_error_message
 from paymentsapi import (
     ApiConnectionError,
     ApiTimeout,
@@ -15,6 +14,7 @@ from paymentsapi import (
     UnexpectedResponse,
     ValidationFailed,
 )
+from upstream.api_errors import api_error_message
 
 NOT_SENT = "Could not reach the Payments API for POST /quotes: [Errno 111] Connection refused"
 TIMED_OUT = "No answer from the Payments API to POST /quotes in time (The read operation timed out)"
@@ -89,7 +89,7 @@ def test_a_refusal_shows_the_apis_reason(error):
 
 
 def test_the_detail_goes_to_the_log_not_to_the_page(caplog):
-    caplog.set_level(logging.INFO, logger="core.api_errors")
+    caplog.set_level(logging.INFO, logger="upstream.api_errors")
 
     message = api_error_message(ApiConnectionError(NOT_SENT), write=True)
 

@@ -1,12 +1,12 @@
-"""The one way staff writes go through the API (core.write_through): the API first, then the
+"""The one way staff writes go through the API (upstream.write_through): the API first, then the
 mirror and the audit event together; a refusal leaves a failure event and nothing else."""
 
 import pytest
 from django.db import transaction
 
-from core.models import AuditEvent
-from core.write_through import AuditTarget, write_through_api
+from audit.models import AuditEvent
 from paymentsapi import ApiTimeout, BadRequest
+from upstream.write_through import AuditTarget, write_through_api
 
 pytestmark = pytest.mark.django_db
 

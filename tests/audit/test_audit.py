@@ -6,8 +6,8 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from core.audit import audit_record
-from core.models import AuditEvent
+from audit.models import AuditEvent
+from audit.records import audit_record
 from tests.factories import AuditEventFactory
 
 

@@ -54,7 +54,7 @@ ERROR_CODE_MESSAGES = {
 
 class NotDone(PaymentsApiError):
     """A write whose answer was lost, and which the back-office then looked up upstream and
-    found not done (core.write_through's reconciliation): trying again is safe. `.cause` is
+    found not done (upstream.write_through's reconciliation): trying again is safe. `.cause` is
     the error of the write."""
 
     def __init__(self, cause: PaymentsApiError):
@@ -64,7 +64,7 @@ class NotDone(PaymentsApiError):
 
 class StillUnknown(PaymentsApiError):
     """An earlier try of this write lost its answer, and the API could not say now whether it
-    was done: nothing was sent again (core.write_through's read-back before a write)."""
+    was done: nothing was sent again (upstream.write_through's read-back before a write)."""
 
     def __init__(self, key: str):
         super().__init__(f"The outcome of an earlier try ({key}) could not be read back")
@@ -72,7 +72,7 @@ class StillUnknown(PaymentsApiError):
 
 class InFlight(PaymentsApiError):
     """Another request (a second click, a colleague) is carrying out this write and has not
-    finished within core.claims.WAIT_SECONDS: this one sent nothing."""
+    finished within upstream.claims.WAIT_SECONDS: this one sent nothing."""
 
     def __init__(self, key: str):
         super().__init__(f"The write {key} is in flight in another request")

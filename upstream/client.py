@@ -1,7 +1,7 @@
 """The back-office's wiring of the Payments API client: settings, one shared client per
 process, and the one test seam. `paymentsapi` itself knows nothing of Django or of us.
 
-    from core.upstream import get_client
+    from upstream.client import get_client
 
     customer = get_client().customers.get(customer_id=customer_id)
 """
@@ -18,10 +18,9 @@ from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 from django.db import connections
 
+from core.metrics import BreakerStateListener, observe_upstream
+from core.middleware import current_request_id
 from paymentsapi import PaymentsApiClient, make_breaker
-
-from .metrics import BreakerStateListener, observe_upstream
-from .middleware import current_request_id
 
 
 def _request_id() -> str | None:
@@ -120,7 +119,7 @@ RECONCILE_TIMEOUT = 15.0
 
 def lookup_client() -> PaymentsApiClient:
     """The client for looking up the outcome of a write whose answer was lost: one try, a
-    longer timeout (core.write_through's `reconcile`)."""
+    longer timeout (upstream.write_through's `reconcile`)."""
     return get_client().with_options(timeout=RECONCILE_TIMEOUT, max_retries=0)
 
 

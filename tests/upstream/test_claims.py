@@ -1,4 +1,4 @@
-"""One winner for a write that must happen once (core.claims), and write_through_api's use of
+"""One winner for a write that must happen once (upstream.claims), and write_through_api's use of
 it: the states of a claim one request after another. What happens when requests truly overlap
 is in tests/races/ (on PostgreSQL)."""
 
@@ -7,11 +7,12 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from core import claims
-from core.api_errors import InFlight, StillUnknown
-from core.models import AuditEvent, WriteClaim
-from core.write_through import AuditTarget, CannotTell, Once, write_through_api
+from audit.models import AuditEvent
 from paymentsapi import ApiTimeout, BadRequest
+from upstream import claims
+from upstream.api_errors import InFlight, StillUnknown
+from upstream.models import WriteClaim
+from upstream.write_through import AuditTarget, CannotTell, Once, write_through_api
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """The real sandbox as the upstream, behind a switch that makes it fail or answer otherwise:
 the one way the back-office's tests fake the Payments API (installed with
-`core.upstream.override_client`; the `faulty_upstream` fixture of tests/conftest.py).
+`upstream.client.override_client`; the `faulty_upstream` fixture of tests/conftest.py).
 
 While `.mode` is None every request goes through to the sandbox (in-process, through WSGI);
 otherwise every request fails the chosen way without reaching it:
@@ -30,7 +30,7 @@ from paymentsapi import PaymentsApiClient, make_breaker
 
 FAULT_MODES = ["down", "slow", "500", "html-500", "malformed", "429"]
 RETRY_AFTER = 7.0
-# Later than the client's 10 s, sooner than a reconciliation's longer look (core.upstream).
+# Later than the client's 10 s, sooner than a reconciliation's longer look (upstream.client).
 LATE_BY = 12.0
 SANDBOX_URL = "http://testserver/sandbox"
 

@@ -17,12 +17,12 @@ from typing import Any, TypeVar
 
 from django.db import transaction
 
+from audit.models import AuditEvent
+from audit.records import audit_record
 from paymentsapi import PaymentsApiError
 
 from . import claims
 from .api_errors import NotDone, StillUnknown, outcome_unknown
-from .audit import audit_record
-from .models import AuditEvent
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class AuditTarget:
 
 @dataclass(frozen=True)
 class Once:
-    """The write happens once, however many requests send it (core.claims): `key` names what
+    """The write happens once, however many requests send it (upstream.claims): `key` names what
     it carries out; `remember(result)` is the id the winner records, `replay(id)` rebuilds the
     result from it for the requests that lost."""
 
@@ -77,7 +77,7 @@ def write_through_api(
     error goes up as NotDone: trying again is safe), or raises (PaymentsApiError, CannotTell)
     when it cannot tell: the original error goes up, "this may have gone through".
 
-    With `once`, only the request that claims `once.key` first calls the API (core.claims);
+    With `once`, only the request that claims `once.key` first calls the API (upstream.claims);
     the others wait and return the winner's result, audited by the winner alone. A holder
     whose predecessor's outcome is unknown calls `reconcile()` before writing again, and the
     success of an answer the API replayed is audited once, marked "replayed".

@@ -1,4 +1,4 @@
-"""The back-office's wiring of the client (core.upstream): settings, the shared client, the
+"""The back-office's wiring of the client (upstream.client): settings, the shared client, the
 request id, the test seam; and the client itself a plain library."""
 
 import subprocess
@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from core.middleware import _request_id
-from core.upstream import client_from_settings, get_client, override_client
 from paymentsapi import PaymentsApiClient
 from tests.paymentsapi.conftest import API_KEY, customer_body, ok
+from upstream.client import client_from_settings, get_client, override_client
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,7 +84,18 @@ def test_override_client_is_what_get_client_answers_in_the_block():
 @pytest.mark.parametrize("module", ["paymentsapi", "paymentsapi.types", "paymentsapi.resources"])
 def test_the_client_imports_neither_django_nor_the_project(module):
     """A plain library: importing it loads nothing of Django or of the back-office."""
-    project = ("django", "core", "customers", "payments", "mirror", "backoffice", "sandbox")
+    project = (
+        "django",
+        "core",
+        "staff",
+        "audit",
+        "upstream",
+        "customers",
+        "payments",
+        "mirror",
+        "backoffice",
+        "sandbox",
+    )
     code = f"import sys, {module}; print(sorted({{m.split('.')[0] for m in sys.modules}} & set({project!r})))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert result.stdout.strip() == "[]"
@@ -96,7 +107,7 @@ def test_commands_reach_the_mounted_sandbox_in_process_when_no_server_listens(se
 
     import httpx
 
-    from core import upstream
+    from upstream import client as upstream
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
