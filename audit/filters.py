@@ -1,8 +1,7 @@
 import django_filters
 
 from core import labels
-from core.filters import date_input, day_range
-from core.forms import SuggestInput
+from core.forms import SuggestInput, date_input, day_range
 
 from .models import AuditEvent
 

@@ -6,8 +6,7 @@ from django.views.decorators.http import require_GET
 from core import labels
 from core.access import role_required
 from core.exports import Column, csv_response, refused_filters, with_words
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
+from core.views import page_or_partial, paginate_keyset
 
 from .filters import AuditEventFilter
 from .models import AuditEvent

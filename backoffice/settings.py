@@ -74,7 +74,7 @@ if SANDBOX_MOUNTED:
 
 MIDDLEWARE = [
     "core.middleware.HeadMiddleware",
-    "core.metrics.RequestMetricsMiddleware",
+    "core.middleware.RequestMetricsMiddleware",
     "core.middleware.RequestIdMiddleware",
     "core.middleware.AccessLogMiddleware",
     # /healthz, /readyz, /metrics: answered before the host check and the SSL redirect.
@@ -115,8 +115,8 @@ TEMPLATES = [
         },
     },
 ]
-# Selects are written in Python, not through an include per option (core/rendering.py).
-FORM_RENDERER = "core.rendering.FormRenderer"
+# Selects are written in Python, not through an include per option (core/forms.py).
+FORM_RENDERER = "core.forms.FormRenderer"
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))

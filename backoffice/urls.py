@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.urls import include, path
 
-from core.redirects import moved
+from core.views import moved
 
 from . import metrics, views
 

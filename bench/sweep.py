@@ -174,7 +174,7 @@ def combinations(spec: dict) -> list[dict]:
 
 
 def deep_cursor(model, ordering: tuple[str, ...], depth: int) -> str | None:
-    from core.pagination import _encode
+    from core.views import _encode
 
     names = [o.lstrip("-") for o in ordering]
     row = model.objects.order_by(*ordering).values_list(*names)[depth : depth + 1].first()

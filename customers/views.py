@@ -16,10 +16,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.access import role_required
 from core.forms import SUBMISSION_LOST, posted_submission
-from core.htmx import page_or_partial
 from core.live import live_url
-from core.pagination import paginate_keyset
 from core.together import CompiledTogether
+from core.views import page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import InFlight, api_error_message
 

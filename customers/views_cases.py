@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from audit.models import AuditEvent
 from audit.records import audit_record
 from core.access import RoleRequired, role_required
-from core.pagination import paginate_keyset
+from core.views import paginate_keyset
 
 from . import selectors, services_cases
 from .forms.casework import BulkAssignForm, DecisionForm

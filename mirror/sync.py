@@ -12,7 +12,7 @@ from collections.abc import Callable
 from django.db.models import Max
 from django.utils import timezone
 
-from core.locks import hold_lock
+from core.models import hold_lock
 from customers.models import Customer
 from customers.upserts import customers_mark_missing, customers_upsert
 from payments.models import TERMINAL_TRANSACTION_STATUSES, Transaction

@@ -7,8 +7,7 @@ from audit.records import audit_record
 from core import labels
 from core.access import role_required
 from core.exports import Column, csv_response, with_words
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
+from core.views import page_or_partial, paginate_keyset
 
 from .models import WebhookEvent
 from .tasks import process_webhook_event

@@ -6,7 +6,7 @@ import django_filters
 from django.db.models import Q, Subquery
 from django.utils import timezone
 
-from core.filters import date_input, day_range
+from core.forms import date_input, day_range
 from customers.models import Customer
 
 from .forms.fields import CustomerPicker
@@ -116,7 +116,7 @@ class TransactionFilter(django_filters.FilterSet):
         fields = []
 
     def filter_from(self, queryset, name, value):
-        # Whole days in the staff member's time zone, as the audit log's (core.filters).
+        # Whole days in the staff member's time zone, as the audit log's (core.forms).
         return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(since=value).items()})
 
     def filter_customer(self, queryset, name, value):

@@ -11,8 +11,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from audit.records import audit_record
 from core.access import recent_auth_required, role_required, staff_required
-from core.pagination import paginate_keyset
 from core.roles import roles_of
+from core.views import paginate_keyset
 
 from . import services
 from .forms import AddMemberForm, RolesForm, TimeZoneForm

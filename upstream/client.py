@@ -18,8 +18,7 @@ from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 from django.db import connections
 
-from core.metrics import BreakerStateListener, observe_upstream
-from core.middleware import current_request_id
+from core.middleware import BreakerStateListener, current_request_id, observe_upstream
 from paymentsapi import PaymentsApiClient, make_breaker
 
 

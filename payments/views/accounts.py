@@ -9,9 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.access import role_required
 from core.exports import csv_response, refused_filters
 from core.forms import SUBMISSION_LOST, posted_submission
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
-from core.redirects import moved
+from core.views import moved, page_or_partial, paginate_keyset
 from paymentsapi import NotFound, PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message
 

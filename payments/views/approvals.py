@@ -7,8 +7,7 @@ from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import recent_auth_required, require_permission, role_required
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
+from core.views import page_or_partial, paginate_keyset
 from upstream.api_errors import InFlight, api_error_message
 
 from ..filters import ApprovalRequestFilter

@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
-from core.pagination import paginate_keyset
+from core.views import paginate_keyset
 
 from ..models import Quote, Transaction
 from ..selectors import accounts_by_id, rule_of_transaction

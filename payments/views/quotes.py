@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import recent_auth_required, role_required
-from core.redirects import moved
+from core.views import moved
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message

@@ -5,7 +5,7 @@ from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
-from core.htmx import page_or_partial
+from core.views import page_or_partial
 from paymentsapi import PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message
 

@@ -7,9 +7,7 @@ from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
-from core.redirects import moved
+from core.views import moved, page_or_partial, paginate_keyset
 
 from ..filters import AutomationRuleFilter
 from ..forms.rules import AutomationRuleForm, describe_cron

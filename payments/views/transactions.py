@@ -7,10 +7,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core.access import role_required
 from core.exports import csv_response, refused_filters
-from core.htmx import page_or_partial
 from core.live import live_response, live_url, live_view, render_parts
-from core.pagination import paginate_keyset
-from core.redirects import moved
+from core.views import moved, page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import api_error_message
 

@@ -11,8 +11,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from backoffice.celery import app
 from backoffice.health import mark_heartbeat
-from core.locks import hold_lock
-from core.metrics import operation
+from core.middleware import operation
+from core.models import hold_lock
 from mirror.tasks import SKIPPED, refresh_transactions, sync_mirror
 from paymentsapi import PaymentsApiError
 from tests.factories import SyncRunFactory, WebhookEventFactory

@@ -1,4 +1,4 @@
-"""core.rendering writes every select as Django's widget templates would, without them."""
+"""core.forms writes every select as Django's widget templates would, without them."""
 
 import pytest
 from django.forms.renderers import DjangoTemplates, get_default_renderer
@@ -6,7 +6,7 @@ from django.test.html import parse_html
 from django.test.signals import template_rendered
 
 from audit.filters import AuditEventFilter
-from core.rendering import FormRenderer
+from core.forms import FormRenderer
 from customers.forms.casework import QueueFilterForm
 from customers.forms.create import CustomerCreate
 from customers.forms.kyb import KybForm, PersonForm
