@@ -3,7 +3,6 @@ elsewhere, from the terms its transaction carries."""
 
 from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404, render
-from django.urls import path
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
@@ -49,8 +48,3 @@ def view_quote_of_transaction(request, quote_id):
         "rule": rule_of_transaction(tx),
     }
     return render(request, "payments/quotes/from_transaction.html", context)
-
-
-urlpatterns = [
-    path("quotes/", list_open_quotes, name="payments-list-open-quotes"),
-]

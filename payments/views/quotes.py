@@ -4,12 +4,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import recent_auth_required, role_required
-from core.views import moved
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message
@@ -198,13 +197,3 @@ def execute_quote(request, quote_id):
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
         return redirect("payments-view-quote", quote_id=quote.quote_id)
     return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
-
-
-urlpatterns = [
-    path("quotes/new", create_quote, name="payments-create-quote"),
-    path("quotes/preview", preview_quote, name="payments-preview-quote"),
-    path("quotes/<str:quote_id>/", view_quote, name="payments-view-quote"),
-    path("quotes/<str:quote_id>/execute", execute_quote, name="payments-execute-quote"),
-    # The address of before: one URL per form.
-    moved("quotes/create", "payments-create-quote"),
-]

@@ -1,7 +1,6 @@
 """Exchange-rate calculator: any rail or chain pair of the spec, with or without an amount."""
 
 from django.shortcuts import render
-from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
@@ -37,8 +36,3 @@ def calculate_exchange_rate(request):
     template = page_or_partial(request, "payments/rates/calculator.html", "calculator")
     context = {"form": form, "result": result, "error": error, "currencies": [*TOKENS, *FIAT_CURRENCIES]}
     return render(request, template, context)
-
-
-urlpatterns = [
-    path("exchange-rates/", calculate_exchange_rate, name="payments-calculate-exchange-rate"),
-]

@@ -2,13 +2,13 @@
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
 from core.exports import csv_response, refused_filters
 from core.live import live_response, live_url, live_view, render_parts
-from core.views import moved, page_or_partial, paginate_keyset
+from core.views import page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import api_error_message
 
@@ -244,18 +244,3 @@ def bulk_cancel_transactions(request):
     chosen = sorted(form.cleaned_data["transactions"], key=lambda tx: tx.pk)
     outcomes = transactions_cancel_bulk(actor=request.user, transactions=chosen, reason=form.cleaned_data["reason"])
     return render(request, "payments/transactions/bulk_cancel.html", {"form": form, "outcomes": outcomes})
-
-
-urlpatterns = [
-    path("transactions/", list_transactions, name="payments-list-transactions"),
-    path("transactions/export.csv", export_transactions, name="payments-export-transactions"),
-    path("transactions/stuck", list_stuck_transactions, name="payments-list-stuck-transactions"),
-    path("transactions/stuck/live", list_stuck_transactions_live, name="payments-list-stuck-transactions-live"),
-    path("transactions/bulk-cancel", bulk_cancel_transactions, name="payments-bulk-cancel-transactions"),
-    path("transactions/<str:transaction_id>/", view_transaction, name="payments-view-transaction"),
-    path("transactions/<str:transaction_id>/live", view_transaction_live, name="payments-view-transaction-live"),
-    path("transactions/<str:transaction_id>/refresh", refresh_transaction, name="payments-refresh-transaction"),
-    path("transactions/<str:transaction_id>/cancel", cancel_transaction, name="payments-cancel-transaction"),
-    # The address of before: one URL per form.
-    moved("transactions/<str:transaction_id>/confirm-cancel", "payments-cancel-transaction"),
-]

@@ -15,10 +15,10 @@ from audit.records import audit_record
 from core.access import RoleRequired, role_required
 from core.views import paginate_keyset
 
-from . import selectors, services_cases
-from .forms.casework import BulkAssignForm, DecisionForm
-from .models import CaseDecision, Customer
-from .views import customer_page_context
+from .. import selectors, services_cases
+from ..forms.casework import BulkAssignForm, DecisionForm
+from ..models import CaseDecision, Customer
+from .customers import customer_page_context
 
 PAGE_SIZE = 50
 MAX_BACK = 2000

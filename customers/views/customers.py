@@ -1,5 +1,5 @@
 """The compliance workspace: the review queue, the customer page, case work, the create page
-(the KYC/KYB editors are in views_profile.py, case decisions in views_cases.py).
+(the KYC/KYB editors are in profile.py, case decisions in cases.py).
 
 Reads need view_customers, writes change_customers; every write calls one service, which
 talks to the API first and leaves an audit event.
@@ -22,12 +22,12 @@ from core.views import page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import InFlight, api_error_message
 
-from . import choices, page_sections, selectors, services, services_cases, timeline
-from .forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm, colleagues
-from .forms.create import CustomerCreate
-from .models import CaseDecision, Customer, CustomerStatus, CustomerType, HostedLinkHandout
-from .templatetags.customers_extras import duration
-from .views_profile import bound, send_or_explain, with_one_more_row
+from .. import choices, page_sections, selectors, services, services_cases, timeline
+from ..forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm, colleagues
+from ..forms.create import CustomerCreate
+from ..models import CaseDecision, Customer, CustomerStatus, CustomerType, HostedLinkHandout
+from ..templatetags.customers_extras import duration
+from .profile import bound, send_or_explain, with_one_more_row
 
 PAGE_SIZE = 50
 # A second Refresh within this many seconds is not sent again (double clicks, impatient reloads).

@@ -7,9 +7,9 @@ from core import labels
 from core.access import role_required
 from core.exports import Column, csv_response, joined, refused_filters, with_words
 
-from . import selectors
-from .forms.casework import QueueFilterForm
-from .models import VerificationIssue
+from .. import selectors
+from ..forms.casework import QueueFilterForm
+from ..models import VerificationIssue
 
 QUEUE_EXPORT_COLUMNS = [
     Column("customer_id", "customerId"),

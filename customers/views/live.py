@@ -6,9 +6,9 @@ from django.views.decorators.http import require_GET
 
 from core.live import live_response, live_url, live_view, render_parts
 
-from . import selectors
-from .models import Customer, CustomerStatus
-from .views import customer_page_context
+from .. import selectors
+from ..models import Customer, CustomerStatus
+from .customers import customer_page_context
 
 # The customer page's parts that hold nothing typed: what the user types is never replaced.
 # The header's actions are buttons (what a status allows: refill the hosted form); the other

@@ -23,12 +23,12 @@ from core.forms import SUBMISSION_LOST, posted_submission
 from paymentsapi import PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message, outcome_unknown
 
-from . import services
-from .forms.create import ROW_FORMSETS
-from .forms.issues import open_issues
-from .forms.kyb import KybEdit
-from .forms.kyc import KycEdit
-from .models import Customer, CustomerStatus, CustomerType
+from .. import services
+from ..forms.create import ROW_FORMSETS
+from ..forms.issues import open_issues
+from ..forms.kyb import KybEdit
+from ..forms.kyc import KycEdit
+from ..models import Customer, CustomerStatus, CustomerType
 
 ROW_PREFIX = re.compile(r"^(persons|documents|kyc_documents)-(\d{1,2})$")
 # The audit actions that sent KYC/KYB data: "what was sent from here" on the editor.
