@@ -19,11 +19,6 @@ class CustomerStatus(models.TextChoices):
     DEACTIVATED = "DEACTIVATED", "Deactivated"
 
 
-def status_label(value: str) -> str:
-    """The staff word for a customer status; a status the API adds later reads in words too."""
-    return labels.label(labels.STATUS, value)
-
-
 # A case is open while the customer is in one of these states (CREATED counts: it may need a
 # nudge); while NEEDS_ADDITIONAL_INFORMATION the case waits on the customer, not on us.
 CASE_OPEN_STATUSES = frozenset(
@@ -97,7 +92,7 @@ class Customer(MirroredModel):
 
     def get_status_display(self) -> str:
         # The field has no choices (unknown statuses are kept): name the known ones here.
-        return status_label(self.status)
+        return labels.label(labels.STATUS, self.status)
 
     def waiting_on_us(self, now: dt.datetime) -> dt.timedelta:
         """How long the open case has waited on us by `now` (zero once closed).

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core import labels
 from core.access import role_required
 from core.forms import SUBMISSION_LOST, posted_submission
 from core.live import live_url
@@ -82,7 +83,7 @@ def list_customers(request):
         "status_counts": [(value, label, counts.counts.get(value, 0)) for value, label in CustomerStatus.choices],
         "statuses": CustomerStatus.choices,
         "types": CustomerType.choices,
-        "issue_codes": [(code, choices.issue_label(code)) for code in sorted(choices.ISSUE_EXPLANATIONS)],
+        "issue_codes": [(code, labels.label(labels.ISSUE, code)) for code in sorted(choices.ISSUE_EXPLANATIONS)],
         "filter_query": request.GET.urlencode(),
         "search_limit": f"{selectors.SEARCH_CANDIDATES:,}",
         "selected": {name: request.GET.getlist(name) for name in ("status", "view", "type", "assignee", "sort", "sla")},

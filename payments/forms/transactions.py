@@ -4,8 +4,9 @@ from django import forms
 from django.conf import settings
 from django.urls import reverse
 
+from core import labels
+
 from ..models import Transaction
-from ..rails import method_label
 from ..selectors import STUCK_RULE_LABELS, StuckRule, account_options
 from .fields import AmountField, amount_text
 
@@ -56,7 +57,7 @@ class QuoteForm(forms.Form):
         ]
         for prefix, options in (("source", source_options), ("destination", destination_options)):
             self.fields[f"{prefix}_method"].choices = [
-                (m, method_label(m)) for m in (options.methods if options else [])
+                (m, labels.label(labels.METHOD, m)) for m in (options.methods if options else [])
             ]
             self.fields[f"{prefix}_currency"].choices = [(c, c) for c in (options.currencies if options else [])]
         if not self.is_bound:

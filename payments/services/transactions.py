@@ -7,6 +7,7 @@ hold row locks); only then are the mirror and the audit event written, together
 
 from dataclasses import dataclass
 
+from core import labels
 from paymentsapi import BadRequest, PaymentsApiClient, PaymentsApiError
 from paymentsapi import types as api
 from upstream.api_errors import api_error_message
@@ -18,10 +19,6 @@ from ..models import TERMINAL_TRANSACTION_STATUSES, Transaction, TransactionStat
 from ..upserts import transactions_upsert
 
 CANCELLABLE_STATUSES = frozenset({TransactionStatus.CREATED, TransactionStatus.AWAITING_TRANSFER})
-
-
-def status_text(status: str) -> str:
-    return TransactionStatus(status).label.lower() if status in TransactionStatus.values else status
 
 
 class NotCancellable(Exception):
@@ -56,7 +53,7 @@ def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
     if tx.status == TransactionStatus.CANCELLED:
         return tx
     if tx.status not in CANCELLABLE_STATUSES:
-        raise NotCancellable(f"A {status_text(tx.status)} transaction cannot be cancelled.")
+        raise NotCancellable(f"A {labels.label(labels.STATUS, tx.status).lower()} transaction cannot be cancelled.")
     client = get_client()
 
     def cancel_then_read() -> api.Transaction | None:

@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core import labels
 from core.access import role_required
 from core.exports import csv_response, refused_filters
 from core.live import live_response, live_url, live_view, render_parts
@@ -15,7 +16,6 @@ from upstream.api_errors import api_error_message
 from ..filters import TransactionFilter
 from ..forms.transactions import BulkCancelForm, CancelForm, StuckForm
 from ..models import Transaction
-from ..rails import method_label
 from ..selectors import (
     EXPORT_COLUMNS,
     STUCK_RULE_LABELS,
@@ -30,7 +30,6 @@ from ..selectors import (
 from ..services.transactions import (
     CANCELLABLE_STATUSES,
     NotCancellable,
-    status_text,
     transaction_cancel,
     transaction_refresh,
     transactions_cancel_bulk,
@@ -88,7 +87,7 @@ def instruction_rows(instructions: dict | None) -> list[tuple[str, str, str]]:
         if isinstance(value, dict):
             value = value.get("label") or value.get("contractAddress") or ""
         if value not in (None, ""):
-            shown = method_label(value) if key in INSTRUCTION_METHODS else str(value)
+            shown = labels.label(labels.METHOD, value) if key in INSTRUCTION_METHODS else str(value)
             rows.append((INSTRUCTION_LABELS.get(key, key), shown, str(value)))
     return rows
 
@@ -207,7 +206,7 @@ def refresh_transaction(request, transaction_id):
         text = api_error_message(exc, write=False)
         messages.error(request, f"Could not refresh: {text} The page shows the last copy we have.")
     else:
-        messages.success(request, f"Refreshed: {status_text(tx.status)}.")
+        messages.success(request, f"Refreshed: {labels.label(labels.STATUS, tx.status).lower()}.")
     return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
 
 
@@ -231,7 +230,7 @@ def cancel_transaction(request, transaction_id):
     except PaymentsApiError as exc:
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
     else:
-        messages.success(request, f"Transaction cancelled: now {status_text(tx.status)}.")
+        messages.success(request, f"Transaction cancelled: now {labels.label(labels.STATUS, tx.status).lower()}.")
     return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
 
 
