@@ -13,7 +13,7 @@ from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message
 
-from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
+from ..forms.transactions import ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import ApprovalStatus, Quote, Transaction
 from ..selectors import accounts_by_id, customers_search, quote_accounts
 from ..services.approvals import account_name, account_names, approval_request_execute
@@ -88,12 +88,9 @@ def preview_quote(request):
     return render(request, "payments/quotes/_preview.html", context)
 
 
-def _map_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
+def _put_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
     if isinstance(exc, ValidationFailed):
-        for field, texts in exc.messages_by_field().items():
-            target = API_FIELD_TO_FORM.get(field)
-            for text in texts:
-                form.add_error(target, f"{field}: {text}" if field and not target else text)
+        form.add_api_errors(exc.messages_by_field())
         if not exc.field_errors:
             form.add_error(None, exc.message)
     else:
@@ -116,7 +113,7 @@ def _create_quote(request):
                 correlation_id=form.cleaned_data["correlation_id"],
             )
         except PaymentsApiError as exc:
-            _map_api_errors(form, exc)
+            _put_api_errors(form, exc)
         else:
             return redirect("payments-view-quote", quote_id=quote.quote_id)
     context = {"customer": customer, "form": form, "results": [], "query": ""}

@@ -123,6 +123,8 @@ def test_api_validation_errors_land_on_the_form(client_as, setup):
     assert response.status_code == 200
     html = response.content.decode()
     assert "errorlist" in html and "places" in html  # the sandbox: at most 2 places for USD
+    # On the amount field itself (QuoteForm.api_fields: source.sourceAmount), not at the top.
+    assert any("places" in message for message in response.context["form"].errors["amount"])
     assert not Quote.objects.exists()
 
 
