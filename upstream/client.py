@@ -36,15 +36,11 @@ def client_from_settings(**overrides: Any) -> PaymentsApiClient:
         "timeout": float(settings.PAYMENTS_API_TIMEOUT),
         "request_id": _request_id,
         "observer": observe_upstream,
+        "max_retries": settings.PAYMENTS_API_MAX_RETRIES,
     }
-    if hasattr(settings, "PAYMENTS_API_MAX_RETRIES"):
-        options["max_retries"] = settings.PAYMENTS_API_MAX_RETRIES
-    breaker: dict[str, Any] = {}
-    if hasattr(settings, "PAYMENTS_API_BREAKER_FAILURES"):
-        breaker["fail_max"] = settings.PAYMENTS_API_BREAKER_FAILURES
-    if hasattr(settings, "PAYMENTS_API_BREAKER_RESET_SECONDS"):
-        breaker["reset_timeout"] = settings.PAYMENTS_API_BREAKER_RESET_SECONDS
-    options["breaker"] = make_breaker(**breaker)
+    options["breaker"] = make_breaker(
+        fail_max=settings.PAYMENTS_API_BREAKER_FAILURES, reset_timeout=settings.PAYMENTS_API_BREAKER_RESET_SECONDS
+    )
     options["breaker"].add_listener(BreakerStateListener())
     options.update(overrides)
     return PaymentsApiClient(**options)
@@ -81,14 +77,14 @@ def get_client() -> PaymentsApiClient:
     if _override is not None:
         return _override
     base_url = settings.PAYMENTS_API_BASE_URL
-    in_process = bool(getattr(settings, "PAYMENTS_API_IN_PROCESS", False)) or (
+    in_process = settings.PAYMENTS_API_IN_PROCESS or (
         settings.SANDBOX_MOUNTED and settings.PAYMENTS_API_IN_PROCESS_WHEN_UNSERVED and _nobody_serves(base_url)
     )
     return _shared_client(
         base_url,
         settings.PAYMENTS_API_KEY,
         float(settings.PAYMENTS_API_TIMEOUT),
-        getattr(settings, "PAYMENTS_API_MAX_RETRIES", None),
+        settings.PAYMENTS_API_MAX_RETRIES,
         in_process,
     )
 
