@@ -160,7 +160,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Page queries read a page of rows. A parallel plan's workers take milliseconds to start,
     # many more on a busy machine, and the planner picks one for a small read only when an
-    # estimate is a little off (bench/sweep.py: 4.5 ms serial, 12 to 43 ms parallel). Reports that
+    # estimate is a little off (docs/benchmarks.md, "No slow corner"). Reports that
     # want workers can raise it (DATABASE_PARALLEL_WORKERS) or SET it in their own transaction.
     _options = DATABASES["default"].setdefault("OPTIONS", {})
     _parallel = f"-c max_parallel_workers_per_gather={env.int('DATABASE_PARALLEL_WORKERS', default=0)}"

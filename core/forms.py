@@ -4,9 +4,8 @@
 The forms' renderer: Django's, except that a select is written in Python.
 
 Django renders a select through its widget templates: an include per option and another for
-the option's attributes. The customer form's seven country selects (250 options each) took
-~80 of its ~95 ms that way, the transactions filters 270 includes a page, more than the 50
-rows. Here `select.html` with Django's own option template is written from the same widget
+the option's attributes, which made most of the time of the pages with long selects
+(docs/benchmarks.md, "Where the figures in the code went"). Here `select.html` with Django's own option template is written from the same widget
 context, with the same attributes, escaping and selected state (tests/core/test_rendering.py
 compares the two for every form with a select); every other template renders as Django's.
 """
