@@ -19,14 +19,14 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from core.roles import Role
-from core.upstream import get_client
 from customers.models import Customer, CustomerStatus
 from customers.selectors import NEEDS_PERSON, escalated_q, needs_person_q
 from customers.templatetags.customers_extras import duration
 from payments.models import ApprovalRequest, Transaction, TransactionStatus
 from payments.selectors import STUCK_RULE_LABELS
+from upstream.client import get_client
 
 from . import charts, home_figures, rollups
 from .models import Snapshot
@@ -39,7 +39,7 @@ DECISION_SERIES = [("Approved", "url(#pattern-approved)"), ("Rejected", "url(#pa
 # The order of the needs-a-person statuses on the page: CREATED counts once it waited too long.
 QUEUE_STATUSES = [*NEEDS_PERSON, CustomerStatus.CREATED]
 STATUS_LABELS = dict(CustomerStatus.choices)
-# The circuit breaker's states (core.upstream), in words and as a badge.
+# The circuit breaker's states (upstream.client), in words and as a badge.
 BREAKER_BADGES = {
     "closed": ("ok", "calls go through"),
     "open": ("bad", "calls paused after failures"),

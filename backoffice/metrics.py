@@ -1,6 +1,6 @@
 """`/metrics` for Prometheus, behind METRICS_TOKEN, and the figures read at scrape time.
 
-Recorded as they happen (core/metrics.py): request latency by view, upstream calls by
+Recorded as they happen (core/middleware.py): request latency by view, upstream calls by
 operation and outcome, the circuit breaker's state, Celery task runtimes and failures.
 Read from the database and the shared cache when scraped (here): the inbox backlog and its
 oldest waiting event, the age of the last successful sync of each kind, and the age of the
@@ -18,7 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from core.metrics import registry
+from core.middleware import registry
 
 from .health import heartbeat_age, sync_ages
 

@@ -18,8 +18,7 @@ from typing import Any
 
 import structlog
 
-from core.metrics import TASK_FAILURES, TASK_SECONDS
-from core.middleware import ACCESS_FIELDS, current_request_id, set_request_id
+from core.middleware import ACCESS_FIELDS, TASK_FAILURES, TASK_SECONDS, current_request_id, set_request_id
 
 PLAIN_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
 
@@ -215,7 +214,7 @@ def serve_worker_metrics(**kwargs):
 
     from prometheus_client import start_http_server
 
-    from core.metrics import registry
+    from core.middleware import registry
 
     port = os.environ.get("WORKER_METRICS_PORT")
     if port:

@@ -5,7 +5,7 @@ import datetime as dt
 
 from celery import shared_task
 
-from core.locks import LockHeld, hold_lock
+from core.models import LockHeld, hold_lock
 
 from . import rollups
 from .health import HEARTBEAT_TASK, mark_heartbeat

@@ -1,8 +1,7 @@
 from django.conf import settings
 from django.urls import include, path
 
-from core.redirects import moved
-from core.views import export_audit_events, list_audit_events, set_time_zone
+from core.views import moved
 
 from . import metrics, views
 
@@ -12,10 +11,8 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     moved("login/", "account_login"),
     moved("logout/", "account_logout"),
-    path("staff/", include("core.staff.urls")),
-    path("audit/", list_audit_events, name="core-list-audit-events"),
-    path("audit/export.csv", export_audit_events, name="core-export-audit-events"),
-    path("settings/time-zone", set_time_zone, name="core-set-time-zone"),
+    path("", include("staff.urls")),
+    path("audit/", include("audit.urls")),
     path("customers/", include("customers.urls")),
     path("payments/", include("payments.urls")),
     path("healthz", views.healthz, name="healthz"),

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from core.access import staff_required
 from core.roles import roles_of
-from core.upstream import get_client
+from upstream.client import get_client
 
 from .health import broker_status, cache_status, database_status, readiness
 from .home import sections_for

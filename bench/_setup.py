@@ -40,7 +40,7 @@ def production_env(**overrides: str) -> dict:
         "SECURE_SSL_REDIRECT": "0",
         "CONN_MAX_AGE": "60",
         # The benchmarks' staff log in with a password only; the enrolment check costs one
-        # query per session (core.mfa), not per page.
+        # query per session (staff.mfa), not per page.
         "STAFF_MFA_REQUIRED": "0",
         **overrides,
     }

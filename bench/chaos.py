@@ -418,7 +418,7 @@ def _run(args, faults: list[str]) -> dict:
 
 def _upstream_emails(origin: str, emails: set[str]) -> dict[str, int]:
     """How many customers the API holds for each of `emails` (2 or more: a create done twice)."""
-    from core.upstream import client_from_settings
+    from upstream.client import client_from_settings
 
     counts = dict.fromkeys(emails, 0)
     with client_from_settings(base_url=f"{origin}/sandbox") as client:

@@ -155,7 +155,7 @@ def staff_session(user) -> str:
 
     session = import_module(settings.SESSION_ENGINE).SessionStore()
     session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "core.auth.RoleBackend"
+    session[BACKEND_SESSION_KEY] = "staff.auth.RoleBackend"
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session["_touched"] = int(time.time())
     session.create()

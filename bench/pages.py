@@ -96,7 +96,7 @@ def measure(client, url: str, repeats: int) -> dict:
 
 def deep_cursor(filters: dict, user, depth: int) -> str:
     """The cursor a reviewer holds after paging `depth` rows (found once here with OFFSET)."""
-    from core.pagination import _encode
+    from core.views import _encode
     from customers.selectors import customer_queue
 
     qs, ordering = customer_queue(filters=filters, user=user)

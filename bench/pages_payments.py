@@ -101,7 +101,7 @@ def measure(client, url: str, repeats: int) -> dict:
 
 def deep_cursor(queryset, ordering, depth: int) -> str:
     """The cursor of the page that starts `depth` rows in: what following Next that far gives."""
-    from core.pagination import _encode
+    from core.views import _encode
 
     names = [o.lstrip("-") for o in ordering]
     row = queryset.order_by(*ordering).values_list(*names)[depth - 1 : depth].get()

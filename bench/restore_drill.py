@@ -140,8 +140,8 @@ def deliver(client, transaction_id: str) -> None:
 def seed(provider: Provider, webhooks, *, customers: int, per_customer: int) -> tuple[list[dict], list[dict]]:
     """ACTIVE customers with a bank account and a wallet, and transactions between them, every
     third left AWAITING_TRANSFER, every third PROCESSING, every third COMPLETED."""
-    from core.upstream import get_client
     from mirror.sync import sync_customers, sync_payment_accounts
+    from upstream.client import get_client
 
     api = get_client()
     made = []
@@ -178,7 +178,7 @@ def seed(provider: Provider, webhooks, *, customers: int, per_customer: int) -> 
 
 
 def new_transaction(provider: Provider, webhooks, setup: dict, i: int) -> dict:
-    from core.upstream import get_client
+    from upstream.client import get_client
 
     api = get_client()
     quote = api.quotes.create(
@@ -205,7 +205,7 @@ def new_transaction(provider: Provider, webhooks, setup: dict, i: int) -> dict:
 
 
 def provider_status(transaction_id: str) -> str:
-    from core.upstream import get_client
+    from upstream.client import get_client
 
     return get_client().transactions.get(transaction_id=transaction_id).transaction_status
 

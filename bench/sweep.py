@@ -174,7 +174,7 @@ def combinations(spec: dict) -> list[dict]:
 
 
 def deep_cursor(model, ordering: tuple[str, ...], depth: int) -> str | None:
-    from core.pagination import _encode
+    from core.views import _encode
 
     names = [o.lstrip("-") for o in ordering]
     row = model.objects.order_by(*ordering).values_list(*names)[depth : depth + 1].first()
@@ -228,7 +228,7 @@ def main():
     from django.urls import reverse
     from django.utils import timezone
 
-    from core.models import AuditEvent
+    from audit.models import AuditEvent
     from core.roles import sync_role_groups
     from customers.models import Customer
     from payments.models import Transaction

@@ -1,28 +1,26 @@
+"""Form pieces every app uses: the one-time submission mark, API errors on fields
+(ApiErrorsMixin), the suggesting text input, the date filters' helpers, and the renderer.
+
+The forms' renderer: Django's, except that a select is written in Python.
+
+Django renders a select through its widget templates: an include per option and another for
+the option's attributes, which made most of the time of the pages with long selects
+(docs/benchmarks.md, "Where the figures in the code went"). Here `select.html` with Django's own option template is written from the same widget
+context, with the same attributes, escaping and selected state (tests/core/test_rendering.py
+compares the two for every form with a select); every other template renders as Django's.
+"""
+
+import datetime as dt
 import uuid
 
-from allauth.account.forms import LoginForm as AllauthLoginForm
 from django import forms
-from django.conf import settings
-from django.utils.html import format_html, format_html_join
+from django.forms.renderers import DjangoTemplates
+from django.forms.utils import flatatt
+from django.utils import timezone
+from django.utils.html import conditional_escape, escape, format_html, format_html_join
+from django.utils.safestring import SafeString
 
-from .timezones import all_zones
-
-
-class LoginForm(AllauthLoginForm):
-    """allauth's login by username and password (its adapter words every failure alike:
-    core.accounts). With single sign-on on and OIDC_PASSWORD_LOGIN off, it refuses all."""
-
-    def clean(self):
-        if not password_login_enabled():
-            raise forms.ValidationError("Log in with single sign-on.")
-        return super().clean()
-
-
-def password_login_enabled() -> bool:
-    return not settings.OIDC_ISSUER or settings.OIDC_PASSWORD_LOGIN
-
-
-# The one-time mark of a form that makes something (core.claims): however often one filled-in
+# The one-time mark of a form that makes something (upstream.claims): however often one filled-in
 # form is sent, it makes one thing, and a resend answers with what the first made.
 SUBMISSION_FIELD = "submission"
 SUBMISSION_LOST = "This form had lost its one-time mark (an old page?): check it and send it again."
@@ -62,14 +60,6 @@ class ApiErrorsMixin:
                     self.add_error(None, f"{path}: {message}" if path else message)
 
 
-class TimeZoneForm(forms.Form):
-    time_zone = forms.ChoiceField(label="Time zone", choices=[])
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["time_zone"].choices = [(name, name) for name in all_zones()]
-
-
 class SuggestInput(forms.TextInput):
     """A text input that suggests the values it knows (a <datalist>, staff words beside the
     codes) and still takes one it does not: a code added later, a bookmarked filter.
@@ -86,3 +76,66 @@ class SuggestInput(forms.TextInput):
         return format_html(
             '{}<datalist id="{}">{}</datalist>', super().render(name, value, attrs, renderer), list_id, options
         )
+
+
+SELECT = "django/forms/widgets/select.html"
+OPTION = "django/forms/widgets/select_option.html"
+
+
+def _attrs(attrs: dict) -> str:
+    # An option's attributes are nearly always none or `selected`: flatatt for the rest.
+    if not attrs:
+        return ""
+    return " selected" if attrs == {"selected": True} else flatatt(attrs)
+
+
+def _option(o: dict) -> str:
+    value = escape("" if o["value"] is None else str(o["value"]))
+    return f'<option value="{value}"{_attrs(o["attrs"])}>{conditional_escape(o["label"])}</option>'
+
+
+def select_html(widget: dict) -> str | None:
+    """The select of a widget context as Django's templates write it; None when an option has
+    a template of its own."""
+    parts = []
+    for name, options, _ in widget["optgroups"]:  # ungrouped choices: a group of one each
+        if any(option["template_name"] != OPTION for option in options):
+            return None
+        if name:
+            parts += [f'<optgroup label="{conditional_escape(name)}">', *map(_option, options), "</optgroup>"]
+        else:
+            parts += map(_option, options)
+    # Every value and label above went through escape(): the whole is safe.
+    inner = SafeString("".join(parts))
+    return format_html('<select name="{}"{}>{}</select>', widget["name"], flatatt(widget["attrs"]), inner)
+
+
+class FormRenderer(DjangoTemplates):
+    def render(self, template_name, context, request=None):
+        if template_name == SELECT:
+            html = select_html(context["widget"])
+            if html is not None:
+                return html
+        return super().render(template_name, context, request)
+
+
+def day_start(day: dt.date) -> dt.datetime:
+    """The first instant of `day` in the active time zone (the staff member's), as an aware
+    datetime: date filters compare the column with such bounds, which its index can seek,
+    instead of casting every row to a date."""
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min), timezone.get_current_timezone())
+
+
+def day_range(since=None, until=None) -> dict:
+    """Lookups on a datetime column for the days `since` to `until` (both included, either
+    may be None): >= the start of `since`, < the start of the day after `until`."""
+    bounds = {}
+    if since is not None:
+        bounds["gte"] = day_start(since)
+    if until is not None:
+        bounds["lt"] = day_start(until + dt.timedelta(days=1))
+    return bounds
+
+
+def date_input():
+    return forms.DateInput(attrs={"type": "date"})

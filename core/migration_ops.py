@@ -4,6 +4,9 @@
 project package. Such a database has the ``backoffice_*`` tables and content types; a new one
 has neither, and the operation does nothing there.
 
+`move_content_types`: a model that moved to another app keeps its table (the apps' migrations
+change the state only); its content type, and with it its permissions, follows it here.
+
 `extended_statistics`: PostgreSQL statistics on correlated columns.
 """
 
@@ -24,6 +27,19 @@ def adopt_tables(app_label: str, model_names: list[str]) -> migrations.RunPython
                 content_type.objects.filter(app_label="backoffice", model=name).update(app_label=app_label)
 
     return migrations.RunPython(forwards, migrations.RunPython.noop)
+
+
+def move_content_types(old_app: str, new_app: str, model_names: list[str]) -> migrations.RunPython:
+    def move(source: str, target: str):
+        def run(apps, schema_editor):
+            content_type = apps.get_model("contenttypes", "ContentType")
+            for name in model_names:
+                if not content_type.objects.filter(app_label=target, model=name).exists():
+                    content_type.objects.filter(app_label=source, model=name).update(app_label=target)
+
+        return run
+
+    return migrations.RunPython(move(old_app, new_app), move(new_app, old_app))
 
 
 def extended_statistics(name: str, table: str, columns: str, kinds: str = "ndistinct, dependencies, mcv"):

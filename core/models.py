@@ -1,5 +1,9 @@
-from django.conf import settings
-from django.db import models
+import contextlib
+import datetime as dt
+import uuid
+
+from django.db import IntegrityError, models, transaction
+from django.utils import timezone
 
 from .roles import PERMISSIONS
 
@@ -14,44 +18,6 @@ class StaffPermission(models.Model):
 
     def __str__(self):
         return "staff permission"
-
-
-class AuditEvent(models.Model):
-    """Who did what to which record, with what outcome. Never holds personal data values."""
-
-    class Outcome(models.TextChoices):
-        SUCCESS = "success", "Success"
-        FAILURE = "failure", "Failure"
-        DENIED = "denied", "Denied"
-
-    created_at = models.DateTimeField(auto_now_add=True)  # indexed by audit_keyset
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    # Kept as text too, so the record survives the user's deletion or rename.
-    actor_username = models.CharField(max_length=150, blank=True)
-    action = models.CharField(max_length=64)
-    target_kind = models.CharField(max_length=32, blank=True)
-    target_id = models.CharField(max_length=64, blank=True)
-    outcome = models.CharField(max_length=16, choices=Outcome, default=Outcome.SUCCESS)
-    request_id = models.CharField(max_length=64, blank=True)
-    details = models.JSONField(default=dict, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        indexes = [
-            models.Index(fields=["-created_at", "-id"], name="audit_keyset"),
-            models.Index(fields=["actor_username", "-created_at"], name="audit_actor"),
-            models.Index(fields=["action", "-created_at"], name="audit_action"),
-            models.Index(fields=["target_kind", "target_id", "-created_at"], name="audit_target"),
-            # A kind of target alone (the transactions' events are 0.1 % of the log).
-            models.Index(fields=["target_kind", "-created_at", "-id"], name="audit_kind_keyset"),
-            # A target id without its kind (ids are unique across kinds), in keyset order.
-            models.Index(fields=["target_id", "-created_at", "-id"], name="audit_target_id"),
-        ]
-
-    def __str__(self):
-        return f"{self.actor_username or 'system'} {self.action} {self.target_kind}:{self.target_id}"
 
 
 class Lock(models.Model):
@@ -84,40 +50,37 @@ class Counter(models.Model):
             cls.objects.filter(name=name).update(value=models.F("value") + 1)
 
 
-class StaffPreference(models.Model):
-    """What a staff member chose for themselves: the time zone pages show times in."""
-
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_preference")
-    # An IANA name ("Europe/Berlin"); empty until the browser tells us or the user chooses.
-    time_zone = models.CharField(max_length=64, blank=True)
-
-    def __str__(self):
-        return f"{self.user_id}: {self.time_zone or 'UTC'}"
+class LockHeld(Exception):
+    pass
 
 
-class WriteClaim(models.Model):
-    """Who carries out a write that must happen once (core.claims): an approved request, a
-    quote's execute, a form's submission. The request whose row commits first carries it out;
-    the others wait for the outcome it records here instead of writing themselves."""
+@contextlib.contextmanager
+def hold_lock(name: str, *, ttl: dt.timedelta):
+    """Hold `name` for the block, or raise LockHeld when another live holder has it.
 
-    class State(models.TextChoices):
-        IN_FLIGHT = "in_flight", "In flight"
-        DONE = "done", "Done"
-        # The last try's answer was lost: the next one reads the API before writing again.
-        UNKNOWN = "unknown", "Outcome unknown"
+    Works on every database (a row per lock, no advisory locks), and a crashed holder's lock
+    lapses after `ttl`; `extend()` on the yielded object renews it during long work.
+    """
+    holder = uuid.uuid4().hex
+    now = timezone.now()
+    # Take over a lapsed lock, or create it.
+    taken = Lock.objects.filter(name=name, expires_at__lt=now).update(holder=holder, expires_at=now + ttl)
+    if not taken:
+        try:
+            with transaction.atomic():
+                Lock.objects.create(name=name, holder=holder, expires_at=now + ttl)
+        except IntegrityError:
+            raise LockHeld(name) from None
+    lease = _Lease(name, holder, ttl)
+    try:
+        yield lease
+    finally:
+        Lock.objects.filter(name=name, holder=holder).delete()
 
-    key = models.CharField(max_length=200, unique=True)
-    holder = models.CharField(max_length=32)
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    state = models.CharField(max_length=16, choices=State, default=State.IN_FLIGHT)
-    # A holder that died leaves its claim in flight: it is taken over once this passes.
-    lease_until = models.DateTimeField()
-    # What the write made (the id its replay is rebuilt from), once done.
-    result = models.CharField(max_length=200, blank=True)
-    # The first try: a read-back looks for what was made since then.
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    def __str__(self):
-        return f"{self.key} ({self.state})"
+class _Lease:
+    def __init__(self, name, holder, ttl):
+        self.name, self.holder, self.ttl = name, holder, ttl
+
+    def extend(self) -> None:
+        Lock.objects.filter(name=self.name, holder=self.holder).update(expires_at=timezone.now() + self.ttl)

@@ -4,6 +4,7 @@ Each role is a Django group holding permissions of the `core` app; views ask for
 permission (never a group name), so a role is changed in one place: ROLE_PERMISSIONS.
 """
 
+from django.apps import apps as global_apps
 from django.db import models
 
 
@@ -58,3 +59,9 @@ def sync_role_groups(group_model, permission_model) -> None:
     for role, codenames in ROLE_PERMISSIONS.items():
         group, _ = group_model.objects.get_or_create(name=role.value)
         group.permissions.set(permission_model.objects.filter(content_type__app_label="core", codename__in=codenames))
+
+
+def sync_roles_after_migrate(sender, apps=global_apps, **kwargs):
+    """After every `migrate`, each role's group holds exactly the permissions of ROLE_PERMISSIONS
+    (auth's own post_migrate handler has made the permissions by then)."""
+    sync_role_groups(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))

@@ -84,7 +84,7 @@ class CompiledTogether:
     """`fetch_together` for a page whose lists differ from one request to the next only by a
     few values (a customer's key and id): the ORM compiles the UNION ALL once per process and
     shape, and each call runs that SQL with the new values. On the customer page the compile
-    was most of the request (about 8 of 20 ms).
+    was most of the request (docs/benchmarks.md, "Where the figures in the code went").
 
     `build(*values, **shape)` returns the querysets. It is called with stand-in values (ints
     or strings, as the real ones) twice; the two compiles must differ exactly where a

@@ -1,93 +1,89 @@
+"""What the views of every app share.
+
+- Keyset pagination (`paginate_keyset`): Keyset pagination: pages as deep as you like at the cost of the first.
+
+The cursor carries the sort key of the last row shown; the next page is the rows after it
+in the index order. No OFFSET, no COUNT.
+- `page_or_partial`: the page, or the one partial htmx swaps.
+- `moved`: old addresses of pages that moved answer 308, so bookmarks and shared links keep working.
+- The error pages (400, 403, 404, 500/503) and the CSRF failure page.
+"""
+
+import base64
+import binascii
+import json
 import sys
+from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
-from django.contrib import messages
 from django.contrib.sessions.exceptions import SessionInterrupted
-from django.db import InterfaceError, OperationalError, transaction
-from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.core.exceptions import ValidationError
+from django.db import InterfaceError, OperationalError
+from django.db.models import Q, QuerySet
+from django.http import HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
 from django.template import loader
-from django.views.decorators.http import require_GET, require_http_methods
-
-from . import labels
-from .access import role_required, staff_required
-from .audit import audit_record
-from .exports import Column, csv_response, refused_filters, with_words
-from .filters import AuditEventFilter
-from .forms import TimeZoneForm
-from .htmx import page_or_partial
-from .models import AuditEvent, StaffPreference
-from .pagination import paginate_keyset
-from .timezones import remember, session_zone_name
-
-AUDIT_PAGE_SIZE = 50
-AUDIT_EXPORT_COLUMNS = [
-    Column("created_at", "createdAt"),
-    Column("actor_username", "actor"),
-    *with_words("action", "action", labels.ACTION),
-    Column("target_kind", "targetKind"),
-    Column("target_id", "targetId"),
-    Column("outcome", "outcome"),
-    Column("request_id", "requestId"),
-    Column("details", "details"),
-]
+from django.urls import path, reverse
 
 
-@role_required("view_audit")
-@require_GET
-def list_audit_events(request):
-    filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.select_related("actor"))
-    queryset = filterset.qs if filterset.is_valid() else AuditEvent.objects.none()
-    page = paginate_keyset(
-        queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=AUDIT_PAGE_SIZE
-    )
-    for event in page.items:
-        # Statuses, decisions, roles and API error codes of the details, in staff words.
-        event.detail_items = labels.detail_items(event.target_kind, event.details)
-    template = page_or_partial(request, "core/audit_events.html")
-    return render(request, template, {"filter": filterset, "page": page})
+@dataclass
+class KeysetPage:
+    items: list
+    next_cursor: str | None
+    is_first: bool
 
 
-@role_required("view_audit")
-@require_GET
-def export_audit_events(request):
-    """The filtered audit log as CSV (core/exports.py), newest first as on the page."""
-    filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.all())
-    if not filterset.is_valid():
-        return refused_filters(request, filterset.errors)
-    return csv_response(filterset.qs.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")
+def _encode(values: list) -> str:
+    raw = json.dumps(values, separators=(",", ":"), default=str).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-@staff_required
-@require_http_methods(["GET", "POST"])
-def set_time_zone(request):
-    """The zone times are shown in: the form, and its POST (also sent once by the browser with
-    `detected=1` while the user has none, answered 204 without a message)."""
-    detected = request.POST.get("detected") == "1"
-    if request.method == "GET":
-        form = TimeZoneForm(initial={"time_zone": session_zone_name(request) or "UTC"})
-        return render(request, "core/time_zone.html", {"form": form})
-    form = TimeZoneForm(request.POST)
-    if not form.is_valid():
-        if detected:
-            return HttpResponse(status=204)
-        return render(request, "core/time_zone.html", {"form": form}, status=400)
-    name = form.cleaned_data["time_zone"]
-    if detected and session_zone_name(request):
-        return HttpResponse(status=204)  # a choice already kept wins over the browser's zone
-    with transaction.atomic():
-        StaffPreference.objects.update_or_create(user=request.user, defaults={"time_zone": name})
-        audit_record(
-            actor=request.user,
-            action="user.set_time_zone",
-            target_kind="user",
-            target_id=request.user.pk,
-            details={"time_zone": name, "detected": detected},
-        )
-    remember(request, name)
-    if detected:
-        return HttpResponse(status=204)
-    messages.success(request, f"Times are now shown in {name}.")
-    return redirect("core-set-time-zone")
+def _decode(cursor: str, fields: list) -> list | None:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        values = json.loads(raw)
+        if not isinstance(values, list) or len(values) != len(fields):
+            return None
+        return [field.to_python(value) for field, value in zip(fields, values, strict=True)]
+    except (ValueError, binascii.Error, ValidationError, TypeError):
+        return None
+
+
+def _after(names: list[str], descending: list[bool], values: list) -> Q:
+    """Rows strictly after `values` in the order (a, b, ...): a>x OR (a=x AND b>y) ...
+
+    The extra plain bound a>=x says the same, but lets the database seek the index to the
+    cursor; with the OR alone PostgreSQL scans the index from its start.
+    """
+    clauses = []
+    for i, name in enumerate(names):
+        equal = {names[j]: values[j] for j in range(i)}
+        lookup = "lt" if descending[i] else "gt"
+        clauses.append(Q(**equal, **{f"{name}__{lookup}": values[i]}))
+    bound = Q(**{f"{names[0]}__{'lte' if descending[0] else 'gte'}": values[0]})
+    return bound & reduce(or_, clauses)
+
+
+def paginate_keyset(queryset: QuerySet, *, ordering: tuple[str, ...], cursor: str | None, size: int) -> KeysetPage:
+    """One page of `queryset` in `ordering`, which must end in a unique field (the pk).
+
+    A cursor that does not decode starts again from the first page.
+    """
+    names = [o.lstrip("-") for o in ordering]
+    descending = [o.startswith("-") for o in ordering]
+    model_fields = [queryset.model._meta.get_field(name) for name in names]
+    values = _decode(cursor, model_fields) if cursor else None
+    qs = queryset.order_by(*ordering)
+    if values is not None:
+        qs = qs.filter(_after(names, descending, values))
+    rows = list(qs[: size + 1])
+    next_cursor = None
+    if len(rows) > size:
+        rows = rows[:size]
+        last = rows[-1]
+        next_cursor = _encode([field.value_from_object(last) for field in model_fields])
+    return KeysetPage(items=rows, next_cursor=next_cursor, is_first=values is None)
 
 
 def bad_request(request, exception=None):
@@ -121,3 +117,28 @@ def server_error(request):
         response["Retry-After"] = "5"
         return response
     return render(request, "500.html", status=500)
+
+
+def page_or_partial(request, template: str, partial: str = "results") -> str:
+    """The page, or only one of its partials when htmx swaps that part (filters, pages)."""
+    if request.htmx and not request.htmx.boosted:
+        return f"{template}#{partial}"
+    return template
+
+
+class HttpResponsePermanentRedirectKeepMethod(HttpResponseRedirect):
+    """308: moved for good, and the method and body go along (a POST stays a POST)."""
+
+    status_code = 308
+
+
+def moved(old: str, new_name: str):
+    """A route for `old` that answers 308 to the URL named `new_name`, with the same URL
+    arguments and query string."""
+
+    def redirect(request, **kwargs):
+        url = reverse(new_name, kwargs=kwargs)
+        query = request.META.get("QUERY_STRING", "")
+        return HttpResponsePermanentRedirectKeepMethod(f"{url}?{query}" if query else url)
+
+    return path(old, redirect)

@@ -5,7 +5,7 @@ from .models import Customer
 
 @admin.register(Customer)
 class CustomerAdmin(admin.ModelAdmin):
-    """For superusers; staff work in the compliance workspace (customers/views.py)."""
+    """For superusers; staff work in the compliance workspace (customers/views/)."""
 
     list_display = ["name", "email", "customer_type", "status", "organization_id", "status_since", "assignee"]
     list_filter = ["status", "customer_type"]

@@ -6,8 +6,6 @@ documents in docs/decisions/sandbox-customers.md (the back-office may not import
 
 import pycountry
 
-from core import labels
-
 
 def _named(*values: str, names: dict | None = None) -> list[tuple[str, str]]:
     names = names or {}
@@ -210,11 +208,6 @@ ISSUE_LABELS = {
     "BUSINESS_DOCUMENT_MISSING": "Company document missing",
     "SANCTIONED_COUNTRY": "Sanctioned country",
 }
-
-
-def issue_label(code: str) -> str:
-    """A code the API adds later reads in words too ("NEW_CODE" → "New code")."""
-    return labels.label(labels.ISSUE, code)
 
 
 # What staff did to a customer, in staff words (audit actions of this app).

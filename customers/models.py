@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models.functions import Upper
 
 from core import labels
-from core.mirrored import MirroredModel, StatusChange
+from upstream.mirrored import MirroredModel, StatusChange
 
 
 class CustomerStatus(models.TextChoices):
@@ -17,11 +17,6 @@ class CustomerStatus(models.TextChoices):
     ACTIVE = "ACTIVE", "Active"
     REJECTED = "REJECTED", "Rejected"
     DEACTIVATED = "DEACTIVATED", "Deactivated"
-
-
-def status_label(value: str) -> str:
-    """The staff word for a customer status; a status the API adds later reads in words too."""
-    return labels.label(labels.STATUS, value)
 
 
 # A case is open while the customer is in one of these states (CREATED counts: it may need a
@@ -97,7 +92,7 @@ class Customer(MirroredModel):
 
     def get_status_display(self) -> str:
         # The field has no choices (unknown statuses are kept): name the known ones here.
-        return status_label(self.status)
+        return labels.label(labels.STATUS, self.status)
 
     def waiting_on_us(self, now: dt.datetime) -> dt.timedelta:
         """How long the open case has waited on us by `now` (zero once closed).

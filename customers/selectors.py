@@ -22,8 +22,8 @@ from django.db.models import (
 )
 from django.utils import timezone
 
+from audit.models import AuditEvent
 from core.live import CompiledQuery, version_of
-from core.models import AuditEvent
 
 from . import page_sections
 from .models import (

@@ -1,14 +1,14 @@
 """Staff actions on customers. Those that change the API's record write through it
-(core.write_through: the API first, then the mirror and the audit event together), once per
-submitted form (its one-time mark, core.claims). Case work (assignment, decisions, notes, link
+(upstream.write_through: the API first, then the mirror and the audit event together), once per
+submitted form (its one-time mark, upstream.claims). Case work (assignment, decisions, notes, link
 handouts) is the back-office's own and writes only here (services_cases.py)."""
 
-from core import claims
-from core.mirrored import Source
-from core.upstream import get_client, lookup_client
-from core.write_through import AuditTarget, CannotTell, Once, write_through_api
 from paymentsapi import types as api
 from paymentsapi.pagination import MAX_PAGE_SIZE
+from upstream import claims
+from upstream.client import get_client, lookup_client
+from upstream.mirrored import Source
+from upstream.write_through import AuditTarget, CannotTell, Once, write_through_api
 
 from .models import Customer, CustomerStatus
 from .upserts import customers_upsert

@@ -5,14 +5,14 @@ Each holds when sent twice or by two people at once. A decision or an assignment
 case as the page showed it (`seen`) and is checked against the case under its row lock: the
 first wins, a resend of the same finds it done (nothing recorded again), and a colleague's
 other choice meanwhile is refused with what changed. What has no state to compare (a handout,
-"claim the next case") is done once per one-time mark of its form (core.claims).
+"claim the next case") is done once per one-time mark of its form (upstream.claims).
 """
 
 from django.db import transaction
 from django.utils import timezone
 
-from core import claims
-from core.audit import audit_record
+from audit.records import audit_record
+from upstream import claims
 
 from .models import CaseDecision, Customer, CustomerNote, HostedLinkHandout
 from .selectors import next_case

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
+from core import labels
 
 from .choices import action_label
-from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, CaseDecision, Customer, status_label
+from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, CaseDecision, Customer
 from .selectors import sla
 
 
@@ -106,8 +107,8 @@ def customer_timeline(
         TimelineEntry(
             at=change.changed_at,
             kind="status",
-            title=f"{status_label(change.old_status) if change.old_status else 'New customer'} → "
-            f"{status_label(change.new_status)}",
+            title=f"{labels.label(labels.STATUS, change.old_status) if change.old_status else 'New customer'} → "
+            f"{labels.label(labels.STATUS, change.new_status)}",
             detail=f"seen by {change.get_seen_by_display().lower()}",
             who="",
         )
@@ -122,7 +123,7 @@ def customer_timeline(
                 at=decision.created_at,
                 kind="decision",
                 title=f"Decision: {decision.get_kind_display()}{level}",
-                detail=f"“{decision.reason}” (customer was {status_label(decision.status_at_decision).lower()})",
+                detail=f"“{decision.reason}” (customer was {labels.label(labels.STATUS, decision.status_at_decision).lower()})",
                 who=decision.actor_username,
             )
         )

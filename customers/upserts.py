@@ -4,9 +4,9 @@ it comes from a sync, a webhook or a staff action."""
 from django.db import transaction
 from django.utils import timezone
 
-from core.mirrored import Source
-from core.upsert import UpsertCounts, is_stale
 from paymentsapi import types as api
+from upstream.mirrored import Source
+from upstream.upsert import UpsertCounts, is_stale
 
 from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, Customer, CustomerStatusChange, VerificationIssue
 

@@ -1,6 +1,6 @@
 from django.core.cache import cache
 
-from core.upstream import get_client
+from upstream.client import get_client
 
 from .models import SyncRun
 

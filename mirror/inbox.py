@@ -21,12 +21,12 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from core.api_errors import api_error_message
-from core.mirrored import Source
-from core.upstream import get_client
 from customers.upserts import customers_upsert
 from payments.upserts import payment_accounts_upsert, transactions_upsert
 from paymentsapi import PaymentsApiError
+from upstream.api_errors import api_error_message
+from upstream.client import get_client
+from upstream.mirrored import Source
 
 from .models import WebhookEvent
 

@@ -13,10 +13,7 @@ from django.db import connection
 from django.db.models import Max
 from django.utils import timezone
 
-from core.locks import hold_lock
-from core.mirrored import Source
-from core.upsert import UpsertCounts
-from core.upstream import get_client
+from core.models import hold_lock
 from customers.models import Customer
 from customers.upserts import customers_mark_missing, customers_upsert
 from payments.models import TERMINAL_TRANSACTION_STATUSES, AutomationRule, PaymentAccount, Transaction
@@ -29,6 +26,9 @@ from payments.upserts import (
     transactions_upsert,
 )
 from paymentsapi import PaymentsApiError
+from upstream.client import get_client
+from upstream.mirrored import Source
+from upstream.upsert import UpsertCounts
 
 from .models import SyncRun
 

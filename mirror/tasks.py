@@ -6,7 +6,7 @@ import time
 from celery import shared_task
 from django.utils import timezone
 
-from core.locks import LockHeld
+from core.models import LockHeld
 
 from . import inbox
 from .sync import refresh_open_transactions, sync_automation_rules, sync_customers, sync_payment_accounts

@@ -3,12 +3,11 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from audit.records import audit_record
 from core import labels
 from core.access import role_required
-from core.audit import audit_record
 from core.exports import Column, csv_response, with_words
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
+from core.views import page_or_partial, paginate_keyset
 
 from .models import WebhookEvent
 from .tasks import process_webhook_event

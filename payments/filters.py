@@ -3,11 +3,10 @@
 import datetime as dt
 
 import django_filters
-from django import forms
 from django.db.models import Q, Subquery
 from django.utils import timezone
 
-from core.timezones import day_range
+from core.forms import date_input, day_range
 from customers.models import Customer
 
 from .forms.fields import CustomerPicker
@@ -83,18 +82,14 @@ class ApprovalRequestFilter(django_filters.FilterSet):
         return queryset.filter(status=value)
 
 
-def _date_input():
-    return forms.DateInput(attrs={"type": "date"})
-
-
 class TransactionFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=TransactionStatus.choices, label="Status", empty_label="Any")
     customer = django_filters.CharFilter(label="Customer", method="filter_customer", widget=CustomerPicker())
     created_from = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_from", label="Created from", widget=_date_input()
+        field_name="created_upstream_at", method="filter_from", label="Created from", widget=date_input()
     )
     created_until = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_until", label="Created until", widget=_date_input()
+        field_name="created_upstream_at", method="filter_until", label="Created until", widget=date_input()
     )
     correlation_id = django_filters.CharFilter(field_name="correlation_id", label="Correlation id")
     rail = django_filters.ChoiceFilter(
@@ -121,7 +116,7 @@ class TransactionFilter(django_filters.FilterSet):
         fields = []
 
     def filter_from(self, queryset, name, value):
-        # Whole days in the staff member's time zone, as the audit log's (core.timezones).
+        # Whole days in the staff member's time zone, as the audit log's (core.forms).
         return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(since=value).items()})
 
     def filter_customer(self, queryset, name, value):

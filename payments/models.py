@@ -5,9 +5,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 
-from core.mirrored import MirroredModel, Source, StatusChange
+from core import labels
+from upstream.mirrored import MirroredModel, Source, StatusChange
 
-from .rails import method_label
 from .terms import QUOTE_TERM_FIELDS, QuoteTerms
 
 MONEY = {"max_digits": 38, "decimal_places": 18}
@@ -96,10 +96,12 @@ class PaymentAccount(MirroredModel):
         details = self.details if isinstance(self.details, dict) else {}
         if details.get("bankAccountCurrency"):
             method = details.get("bankAccountPaymentMethod")
-            return _label(details["bankAccountCurrency"]) + (f" · {method_label(method)}" if method else "")
+            return _label(details["bankAccountCurrency"]) + (
+                f" · {labels.label(labels.METHOD, method)}" if method else ""
+            )
         if details.get("address"):
             address = details["address"]
-            chain = method_label(address.get("chain", "")) if isinstance(address, dict) else ""
+            chain = labels.label(labels.METHOD, address.get("chain", "")) if isinstance(address, dict) else ""
             currency = _label(details.get("currency"))
             return f"{currency} on {chain}" if currency else chain
         if details.get("currency"):

@@ -61,12 +61,6 @@ _NAMED_METHODS = {
 METHOD_LABELS = {method: _NAMED_METHODS.get(method) or method.replace("_", " ") for method in [*RAILS, *CHAINS]}
 
 
-def method_label(method) -> str:
-    """ "ACH_SAME_DAY" -> "Same-day ACH"; a method the API adds later reads in words too."""
-    method = str(method or "")
-    return METHOD_LABELS.get(method) or method.replace("_", " ")
-
-
 PAYMENT_METHOD_CHOICES = [
     ("", "—"),
     ("Fiat rails", [(rail, METHOD_LABELS[rail]) for rail in RAILS]),
@@ -93,7 +87,7 @@ RAIL_CURRENCY = {rail: rail_currency(rail) for rail in RAILS}
 def address_error(chain: str, address: str) -> str | None:
     """Why `address` cannot be a wallet on `chain`, or None when its format fits."""
     if chain in EVM_CHAINS and not EVM_ADDRESS.match(address):
-        return f"An address on {method_label(chain)} is 0x followed by 40 hexadecimal characters."
+        return f"An address on {METHOD_LABELS.get(chain) or chain} is 0x followed by 40 hexadecimal characters."
     if chain == "SOLANA" and not SOLANA_ADDRESS.match(address):
         return "A Solana address is 32 to 44 base58 characters (no 0, O, I or l)."
     return None

@@ -8,10 +8,10 @@ from django.db.models import Case, CharField, F, Max, OuterRef, Q, QuerySet, Sub
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from audit.models import AuditEvent
 from core import labels
 from core.exports import Column, with_words
 from core.live import CompiledQuery, version_of
-from core.models import AuditEvent
 from core.together import fetch_together
 from customers.models import Customer, CustomerStatus
 from customers.page_sections import Section
@@ -245,7 +245,7 @@ def stuck_version() -> str:
     A transaction enters or leaves a rule's rows through a change of its own (a new status),
     which moves this stamp; so does a change to any other transaction, which only costs an
     answer that was not needed. Counting the rule's rows instead read all of them on every
-    poll (200,000 past expiry: 184 ms). A row that becomes stuck by time alone (its expiry
+    poll (docs/benchmarks.md, "Where the figures in the code went"). A row that becomes stuck by time alone (its expiry
     passing) shows on the next change or reload.
     """
     newest = Transaction.objects.aggregate(newest=Max("upstream_updated_at"))["newest"]

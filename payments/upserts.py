@@ -4,10 +4,10 @@ whether the data comes from a sync, a webhook or a staff action."""
 from django.db import transaction
 from django.utils import timezone
 
-from core.mirrored import Source
-from core.upsert import UpsertCounts, is_stale
 from customers.models import Customer
 from paymentsapi import types as api
+from upstream.mirrored import Source
+from upstream.upsert import UpsertCounts, is_stale
 
 from .models import AutomationRule, AutomationRuleChange, PaymentAccount, Transaction, TransactionStatusChange
 

@@ -8,7 +8,7 @@
     except NotFound:
         ...
 
-The back-office gets its shared client from `core.upstream.get_client()`.
+The back-office gets its shared client from `upstream.client.get_client()`.
 """
 
 from ._base_client import make_breaker

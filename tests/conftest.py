@@ -20,7 +20,7 @@ def _fast_passwords(settings):
 
 def role_group(role: str) -> Group:
     """The role's group. The migrations make the groups and a flush remakes them (post_migrate:
-    core.signals); they are synced again only where a test removed one (one query, not fifteen)."""
+    core.roles); they are synced again only where a test removed one (one query, not fifteen)."""
     try:
         return Group.objects.get(name=role)
     except Group.DoesNotExist:
@@ -127,10 +127,10 @@ def upstream(db, settings, in_process):
 
 @pytest.fixture
 def faulty_upstream(upstream):
-    """The sandbox as the upstream, failing or answering otherwise on command (tests/upstream.py):
+    """The sandbox as the upstream, failing or answering otherwise on command (tests/faulty_api.py):
     `faulty_upstream.fail("down")`, `faulty_upstream.answer(api_error(400, "BAD_REQUEST", ...))`."""
-    from core.upstream import override_client
-    from tests.upstream import FaultyUpstream
+    from tests.faulty_api import FaultyUpstream
+    from upstream.client import override_client
 
     faulty = FaultyUpstream(upstream.plain_key)
     faulty.sandbox = upstream
@@ -167,8 +167,8 @@ def sandbox(live_server, settings):
 def racing(sandbox, live_server):
     """The race harness (tests/race.py): members of staff sending requests at once to the live
     server, whose sandbox is the upstream over HTTP. Needs `django_db(transaction=True)`."""
-    from core.upstream import get_client
     from tests.race import BreakerPerThread, Racing
+    from upstream.client import get_client
 
     get_client().breaker = BreakerPerThread()
     harness = Racing(live_server, sandbox)

@@ -16,8 +16,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from factory.django import DjangoModelFactory
 
-from core.mirrored import Source
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from customers.models import Customer, CustomerStatus, CustomerStatusChange, CustomerType, VerificationIssue
 from mirror.models import SyncRun, WebhookEvent, WebhookSecret
 from payments.models import (
@@ -32,6 +31,7 @@ from payments.models import (
     TransactionStatus,
 )
 from payments.terms import QuoteTerms
+from upstream.mirrored import Source
 
 
 def _now() -> dt.datetime:

@@ -1,4 +1,4 @@
-"""Usernames are kept normalised, NFKC then case-folded (core/usernames.py): existing ones are
+"""Usernames are kept normalised, NFKC then case-folded (staff/usernames.py): existing ones are
 normalised here, except where two would become one; those keep their spelling, and a login
 that types it exactly still finds them."""
 
@@ -10,7 +10,7 @@ from django.db import migrations
 
 
 def normalized(username: str) -> str:
-    # As core.usernames.normalized on the day of this migration.
+    # As staff.usernames.normalized on the day of this migration.
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", username).casefold())
 
 

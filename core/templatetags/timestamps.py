@@ -1,7 +1,7 @@
 """Times in pages, without the date filter's format engine: a list shows 50 rows, each with a
 time or two, and `|date` parses its format string character by character on every call.
 
-Times are shown in the current time zone (the staff member's, core/timezones.py), with the
+Times are shown in the current time zone (the staff member's, staff/timezones.py), with the
 UTC time on hover:
 
 {{ value|iso }}     2026-11-23T21:41:05.123456+01:00 (a <time datetime=...> attribute)

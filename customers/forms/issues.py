@@ -10,6 +10,8 @@ and checked before anything is sent (`documents_left_missing`).
 
 from dataclasses import dataclass
 
+from core import labels
+
 from .. import choices
 
 # KYC: the fields of the form's first document (and the person's own) each code concerns.
@@ -44,7 +46,7 @@ class OpenIssue:
 
     @property
     def label(self) -> str:
-        return choices.issue_label(self.code)
+        return labels.label(labels.ISSUE, self.code)
 
     @property
     def explanation(self) -> tuple[str, str] | None:

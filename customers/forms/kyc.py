@@ -2,6 +2,8 @@
 
 from django import forms
 
+from core import labels
+
 from .. import choices
 from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_document_dates, check_national_id_triple
 from .fields import (
@@ -212,7 +214,7 @@ class KycEdit:
         missing = documents_left_missing(documents) if documents else []
         if not missing:
             return True
-        words = ", ".join(choices.issue_label(code) for code in missing)
+        words = ", ".join(labels.label(labels.ISSUE, code) for code in missing)
         self.top_errors.append(
             "The documents sent replace all those on file (which the API does not show us), so as they are "
             f"the review would find again: {words}. Upload what is marked “Needed again” too, or add only the "

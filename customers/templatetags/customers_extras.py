@@ -1,8 +1,5 @@
 from django import template
 
-from customers import choices
-from customers.models import status_label
-
 register = template.Library()
 
 
@@ -20,15 +17,3 @@ def duration(value) -> str:
     if hours:
         return f"{hours} h {minutes} min"
     return f"{minutes} min"
-
-
-@register.filter
-def issue_label(code) -> str:
-    """ "SANCTIONED_COUNTRY" → "Sanctioned country" (customers.choices holds the words)."""
-    return choices.issue_label(code)
-
-
-@register.filter
-def customer_status_label(value) -> str:
-    """ "NEEDS_ADDITIONAL_INFORMATION" → "Needs additional information"."""
-    return status_label(value)

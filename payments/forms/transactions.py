@@ -4,8 +4,10 @@ from django import forms
 from django.conf import settings
 from django.urls import reverse
 
+from core import labels
+from core.forms import ApiErrorsMixin
+
 from ..models import Quote, Transaction
-from ..rails import method_label
 from ..selectors import STUCK_RULE_LABELS, StuckRule, account_options
 from ..templatetags.tx_display import amount
 from ..terms import QuoteTerms
@@ -19,10 +21,24 @@ def _account_label(account) -> str:
     return f"{account.display_name}{owner}"
 
 
-class QuoteForm(forms.Form):
+class QuoteForm(ApiErrorsMixin, forms.Form):
     """The quote builder. The choices follow the accounts: the selected source account fixes
     its methods and currencies, and the destinations are those of the other kind (fiat ↔
     crypto), so the form cannot offer a combination the API refuses."""
+
+    # The API's paths of a VALIDATION_ERROR, onto the builder's fields (core.forms.ApiErrorsMixin).
+    api_fields = {
+        "source.sourceAmount": "amount",
+        "source.sourceCurrency": "source_currency",
+        "source.sourcePaymentMethod": "source_method",
+        "source.sourcePaymentAccountId": "source_account",
+        "destination.destinationPaymentAccountId": "destination_account",
+        "destination.destinationPaymentMethod": "destination_method",
+        "destination.destinationCurrency": "destination_currency",
+        "developerFee.developerFeeAmount": "developer_fee",
+        "developerFee": "developer_fee",
+        "guaranteeQuote": "guarantee",
+    }
 
     source_account = forms.ChoiceField(label="Source account")
     source_method = forms.ChoiceField(label="Source payment method")
@@ -58,7 +74,7 @@ class QuoteForm(forms.Form):
         ]
         for prefix, options in (("source", source_options), ("destination", destination_options)):
             self.fields[f"{prefix}_method"].choices = [
-                (m, method_label(m)) for m in (options.methods if options else [])
+                (m, labels.label(labels.METHOD, m)) for m in (options.methods if options else [])
             ]
             self.fields[f"{prefix}_currency"].choices = [(c, c) for c in (options.currencies if options else [])]
         if not self.is_bound:
@@ -98,18 +114,6 @@ class QuoteForm(forms.Form):
 
 
 # API error paths (VALIDATION_ERROR details) → the builder's fields.
-API_FIELD_TO_FORM = {
-    "source.sourceAmount": "amount",
-    "source.sourceCurrency": "source_currency",
-    "source.sourcePaymentMethod": "source_method",
-    "source.sourcePaymentAccountId": "source_account",
-    "destination.destinationPaymentAccountId": "destination_account",
-    "destination.destinationPaymentMethod": "destination_method",
-    "destination.destinationCurrency": "destination_currency",
-    "developerFee.developerFeeAmount": "developer_fee",
-    "developerFee": "developer_fee",
-    "guaranteeQuote": "guarantee",
-}
 
 
 def quote_inputs(quote: Quote) -> dict:

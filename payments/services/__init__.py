@@ -1,5 +1,5 @@
 """Staff actions on payments, one module per kind of record: accounts, rules, quotes (and their
-execution), transactions. Each writes through the API (core.write_through); the mirror's own
+execution), transactions. Each writes through the API (upstream.write_through); the mirror's own
 writes are payments.upserts."""
 
 # What the audit log names in staff words (core.labels, vocabulary ACTION).

@@ -1,12 +1,12 @@
 """Payment accounts at the API: create one, refresh one, read its balances."""
 
-from core import claims
-from core.api_errors import api_error_message
-from core.mirrored import Source
-from core.upstream import get_client, lookup_client
-from core.write_through import AuditTarget, CannotTell, Once, write_through_api
 from paymentsapi import BadRequest, PaymentsApiError, ValidationFailed
 from paymentsapi import types as api
+from upstream import claims
+from upstream.api_errors import api_error_message
+from upstream.client import get_client, lookup_client
+from upstream.mirrored import Source
+from upstream.write_through import AuditTarget, CannotTell, Once, write_through_api
 
 from ..models import PaymentAccount
 from ..rails import CHAIN_TOKENS, TOKENS

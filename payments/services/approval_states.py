@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from core.audit import audit_record
-from core.models import AuditEvent
+from audit.models import AuditEvent
+from audit.records import audit_record
 
 from ..models import ApprovalRequest, ApprovalStatus
 

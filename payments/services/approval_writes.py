@@ -1,6 +1,6 @@
 """The write an approved request makes, and what its outcome does to the request.
 
-One request carries it out (carry_out_once: a claim on the request, core.claims); the
+One request carries it out (carry_out_once: a claim on the request, upstream.claims); the
 checker's other requests sent meanwhile wait and report its outcome, so that neither a second
 write nor a second outcome can follow. An execute may need its quote made again (the maker's
 expired while the request waited); the write then goes to the API once, under the request's
@@ -18,9 +18,9 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils import timezone
 
-from core import claims
-from core.api_errors import api_error_message, outcome_unknown
 from paymentsapi import ApiConnectionError, ApiUnavailable, PaymentsApiError, RateLimited, ValidationFailed
+from upstream import claims
+from upstream.api_errors import api_error_message, outcome_unknown
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
 from . import approval_states as states

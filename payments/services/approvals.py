@@ -6,7 +6,7 @@ rejects with a reason; the maker may withdraw; a request lapses after APPROVAL_T
 
 Approval is one conditional UPDATE ... WHERE status = 'pending' (payments.services.approval_states
 holds every change of a request's status): of two checkers at once, or one pressing twice,
-exactly one wins. Its write is then claimed (core.claims): one request
+exactly one wins. Its write is then claimed (upstream.claims): one request
 makes it, under the request's own idempotency key, and writes the request's final state; the
 checker's other requests wait for that outcome and report it. The write runs with no database
 transaction open, as every staff write does.

@@ -6,11 +6,11 @@ from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 
-from core.mirrored import Source
-from core.upstream import get_client, lookup_client
-from core.write_through import AuditTarget, Once, write_through_api
 from customers.models import Customer
 from paymentsapi import types as api
+from upstream.client import get_client, lookup_client
+from upstream.mirrored import Source
+from upstream.write_through import AuditTarget, Once, write_through_api
 
 from ..models import Quote, Transaction
 from ..terms import QuoteTerms
@@ -115,7 +115,7 @@ def _bind_correlation_id(*, quote: Quote, correlation_id: str) -> str:
 
 def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=None) -> Transaction:
     """POST /transactions with one idempotency key: however many times this runs, for one
-    quote, one request sends it (core.claims) and the API makes one transaction, which it
+    quote, one request sends it (upstream.claims) and the API makes one transaction, which it
     replays to a later call after a lost answer.
 
     Below the approval threshold the key is the quote's own (staff reach this through

@@ -1,17 +1,17 @@
 """Staff writes of automation rules: create, and update (the whole rule).
 
 The API takes no idempotency key for them, so each write is claimed under the key of the
-request it carries out (core.claims): one request sends it, and one whose earlier try lost its
+request it carries out (upstream.claims): one request sends it, and one whose earlier try lost its
 answer reads the customer's rules back before sending it again.
 """
 
 import datetime as dt
 from decimal import Decimal, InvalidOperation
 
-from core import claims
-from core.upstream import get_client, lookup_client
-from core.write_through import AuditTarget, Once, write_through_api
 from paymentsapi import types as api
+from upstream import claims
+from upstream.client import get_client, lookup_client
+from upstream.write_through import AuditTarget, Once, write_through_api
 
 from ..models import AutomationRule
 from ..upserts import automation_rules_upsert

@@ -2,26 +2,23 @@
 
 Every call to the Payments API is made with no database transaction open (a slow API must not
 hold row locks); only then are the mirror and the audit event written, together
-(core.write_through). On an API error the mirror is left as it was and the error goes up.
+(upstream.write_through). On an API error the mirror is left as it was and the error goes up.
 """
 
 from dataclasses import dataclass
 
-from core.api_errors import api_error_message
-from core.mirrored import Source
-from core.upstream import get_client, lookup_client
-from core.write_through import AuditTarget, Once, write_through_api
+from core import labels
 from paymentsapi import BadRequest, PaymentsApiClient, PaymentsApiError
 from paymentsapi import types as api
+from upstream.api_errors import api_error_message
+from upstream.client import get_client, lookup_client
+from upstream.mirrored import Source
+from upstream.write_through import AuditTarget, Once, write_through_api
 
 from ..models import TERMINAL_TRANSACTION_STATUSES, Transaction, TransactionStatus
 from ..upserts import transactions_upsert
 
 CANCELLABLE_STATUSES = frozenset({TransactionStatus.CREATED, TransactionStatus.AWAITING_TRANSFER})
-
-
-def status_text(status: str) -> str:
-    return TransactionStatus(status).label.lower() if status in TransactionStatus.values else status
 
 
 class NotCancellable(Exception):
@@ -56,7 +53,7 @@ def transaction_cancel(*, actor, tx: Transaction, reason: str) -> Transaction:
     if tx.status == TransactionStatus.CANCELLED:
         return tx
     if tx.status not in CANCELLABLE_STATUSES:
-        raise NotCancellable(f"A {status_text(tx.status)} transaction cannot be cancelled.")
+        raise NotCancellable(f"A {labels.label(labels.STATUS, tx.status).lower()} transaction cannot be cancelled.")
     client = get_client()
 
     def cancel_then_read() -> api.Transaction | None:

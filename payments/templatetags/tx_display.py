@@ -6,7 +6,6 @@ from django import template
 from django.utils.html import format_html
 
 from core import labels
-from payments import rails
 
 register = template.Library()
 
@@ -30,21 +29,9 @@ def rate(value) -> str:
     return amount(value, 0)
 
 
-@register.filter
-def status_label(value) -> str:
-    """ "AWAITING_TRANSFER" → "Awaiting transfer"; a status the API adds later shows as it is."""
-    return labels.label(labels.STATUS, value)
-
-
-@register.filter
-def method_label(value) -> str:
-    """ "ACH_SAME_DAY" → "Same-day ACH" (payments.rails holds the words)."""
-    return rails.method_label(value)
-
-
 @register.simple_tag
 def method_ref(value):
     """A payment method in staff words, its code on hover; "—" when there is none."""
     if not value:
         return "—"
-    return format_html('<span title="{}">{}</span>', value, rails.method_label(value))
+    return format_html('<span title="{}">{}</span>', value, labels.label(labels.METHOD, value))

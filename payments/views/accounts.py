@@ -3,17 +3,14 @@
 from django.contrib import messages
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.api_errors import api_error_message
 from core.exports import csv_response, refused_filters
 from core.forms import SUBMISSION_LOST, posted_submission
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
-from core.redirects import moved
+from core.views import page_or_partial, paginate_keyset
 from paymentsapi import NotFound, PaymentsApiError, ValidationFailed
+from upstream.api_errors import api_error_message
 
 from ..filters import PaymentAccountFilter
 from ..forms.accounts import ACCOUNT_FORMS
@@ -141,18 +138,3 @@ def refresh_payment_account(request, pk):
     else:
         messages.success(request, message)
     return redirect("payments-view-payment-account", pk=account.pk)
-
-
-urlpatterns = [
-    path("accounts/", list_payment_accounts, name="payments-list-payment-accounts"),
-    path("accounts/export.csv", export_payment_accounts, name="payments-export-payment-accounts"),
-    path("accounts/new", create_payment_account, name="payments-create-payment-account"),
-    path("accounts/<int:pk>/", view_payment_account, name="payments-view-payment-account"),
-    path("accounts/<int:pk>/balances", view_payment_account_balances, name="payments-view-payment-account-balances"),
-    path("accounts/<int:pk>/refresh", refresh_payment_account, name="payments-refresh-payment-account"),
-    # Addresses of before: one URL per form, no slash after an action.
-    moved("accounts/new/", "payments-create-payment-account"),
-    moved("accounts/create/", "payments-create-payment-account"),
-    moved("accounts/<int:pk>/balances/", "payments-view-payment-account-balances"),
-    moved("accounts/<int:pk>/refresh/", "payments-refresh-payment-account"),
-]

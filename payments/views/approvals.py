@@ -3,13 +3,11 @@ approve and reject and the maker's withdraw."""
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import recent_auth_required, require_permission, role_required
-from core.api_errors import InFlight, api_error_message
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
+from core.views import page_or_partial, paginate_keyset
+from upstream.api_errors import InFlight, api_error_message
 
 from ..filters import ApprovalRequestFilter
 from ..forms.approvals import RejectForm
@@ -145,12 +143,3 @@ def withdraw_approval_request(request, pk):
     else:
         messages.success(request, "Withdrawn: nothing will be done.")
     return redirect("payments-view-approval-request", pk=approval.pk)
-
-
-urlpatterns = [
-    path("approvals/", list_approval_requests, name="payments-list-approval-requests"),
-    path("approvals/<int:pk>/", view_approval_request, name="payments-view-approval-request"),
-    path("approvals/<int:pk>/approve", approve_approval_request, name="payments-approve-approval-request"),
-    path("approvals/<int:pk>/reject", reject_approval_request, name="payments-reject-approval-request"),
-    path("approvals/<int:pk>/withdraw", withdraw_approval_request, name="payments-withdraw-approval-request"),
-]

@@ -3,12 +3,11 @@ elsewhere, from the terms its transaction carries."""
 
 from django.db.models import Exists, OuterRef
 from django.shortcuts import get_object_or_404, render
-from django.urls import path
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
-from core.pagination import paginate_keyset
+from core.views import paginate_keyset
 
 from ..models import Quote, Transaction
 from ..selectors import accounts_by_id, rule_of_transaction
@@ -48,8 +47,3 @@ def view_quote_of_transaction(request, quote_id):
         "rule": rule_of_transaction(tx),
     }
     return render(request, "payments/quotes/from_transaction.html", context)
-
-
-urlpatterns = [
-    path("quotes/", list_open_quotes, name="payments-list-open-quotes"),
-]

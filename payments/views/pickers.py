@@ -1,7 +1,6 @@
 """The customer picker's type-ahead: customers by name, e-mail or id, for any form or filter."""
 
 from django.shortcuts import render
-from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
@@ -19,8 +18,3 @@ def search_customers(request):
         "target": request.GET.get("for", ""),
     }
     return render(request, "payments/_customer_picker_results.html", context)
-
-
-urlpatterns = [
-    path("customers/search", search_customers, name="payments-search-customers"),
-]

@@ -4,17 +4,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import recent_auth_required, role_required
-from core.api_errors import api_error_message
-from core.redirects import moved
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
+from upstream.api_errors import api_error_message
 
-from ..forms.transactions import API_FIELD_TO_FORM, ExecuteForm, PreviewForm, QuoteForm, quote_inputs
+from ..forms.transactions import ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import ApprovalStatus, Quote, Transaction
 from ..selectors import account_name, account_names, accounts_by_id, customers_search, quote_accounts
 from ..services.approvals import WaitingForApproval, execute_or_request_approval
@@ -82,12 +81,9 @@ def preview_quote(request):
     return render(request, "payments/quotes/_preview.html", context)
 
 
-def _map_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
+def _put_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
     if isinstance(exc, ValidationFailed):
-        for field, texts in exc.messages_by_field().items():
-            target = API_FIELD_TO_FORM.get(field)
-            for text in texts:
-                form.add_error(target, f"{field}: {text}" if field and not target else text)
+        form.add_api_errors(exc.messages_by_field())
         if not exc.field_errors:
             form.add_error(None, exc.message)
     else:
@@ -110,7 +106,7 @@ def _create_quote(request):
                 correlation_id=form.cleaned_data["correlation_id"],
             )
         except PaymentsApiError as exc:
-            _map_api_errors(form, exc)
+            _put_api_errors(form, exc)
         else:
             return redirect("payments-view-quote", quote_id=quote.quote_id)
     context = {"customer": customer, "form": form, "results": [], "query": ""}
@@ -187,13 +183,3 @@ def execute_quote(request, quote_id):
         messages.success(request, "Waiting for approval: another person holding move_money must approve it.")
         return redirect("payments-view-approval-request", pk=outcome.approval.pk)
     return redirect("payments-view-transaction", transaction_id=outcome.transaction.transaction_id)
-
-
-urlpatterns = [
-    path("quotes/new", create_quote, name="payments-create-quote"),
-    path("quotes/preview", preview_quote, name="payments-preview-quote"),
-    path("quotes/<str:quote_id>/", view_quote, name="payments-view-quote"),
-    path("quotes/<str:quote_id>/execute", execute_quote, name="payments-execute-quote"),
-    # The address of before: one URL per form.
-    moved("quotes/create", "payments-create-quote"),
-]

@@ -1,13 +1,12 @@
 """Exchange-rate calculator: any rail or chain pair of the spec, with or without an amount."""
 
 from django.shortcuts import render
-from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
-from core.api_errors import api_error_message
-from core.htmx import page_or_partial
+from core.views import page_or_partial
 from paymentsapi import PaymentsApiError, ValidationFailed
+from upstream.api_errors import api_error_message
 
 from ..forms.rates import ExchangeRateForm
 from ..rails import FIAT_CURRENCIES, TOKENS
@@ -37,8 +36,3 @@ def calculate_exchange_rate(request):
     template = page_or_partial(request, "payments/rates/calculator.html", "calculator")
     context = {"form": form, "result": result, "error": error, "currencies": [*TOKENS, *FIAT_CURRENCIES]}
     return render(request, template, context)
-
-
-urlpatterns = [
-    path("exchange-rates/", calculate_exchange_rate, name="payments-calculate-exchange-rate"),
-]

@@ -3,13 +3,10 @@ request another manage_rules holder approves."""
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
-from core.htmx import page_or_partial
-from core.pagination import paginate_keyset
-from core.redirects import moved
+from core.views import page_or_partial, paginate_keyset
 
 from ..filters import AutomationRuleFilter
 from ..forms.rules import AutomationRuleForm, describe_cron
@@ -148,16 +145,3 @@ def _update_automation_rule(request, rule: AutomationRule):
         messages.success(request, f"The change to “{rule.name}” waits for approval by another person.")
         return redirect("payments-view-approval-request", pk=approval.pk)
     return _render_form(request, form, rule)
-
-
-urlpatterns = [
-    path("rules/", list_automation_rules, name="payments-list-automation-rules"),
-    path("rules/<int:pk>/", view_automation_rule, name="payments-view-automation-rule"),
-    path("rules/new", create_automation_rule, name="payments-create-automation-rule"),
-    path("rules/<int:pk>/edit", edit_automation_rule, name="payments-edit-automation-rule"),
-    # Addresses of before: one URL per form, no slash after an action.
-    moved("rules/new/", "payments-create-automation-rule"),
-    moved("rules/create/", "payments-create-automation-rule"),
-    moved("rules/<int:pk>/edit/", "payments-edit-automation-rule"),
-    moved("rules/<int:pk>/update/", "payments-edit-automation-rule"),
-]

@@ -2,22 +2,20 @@
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from core import labels
 from core.access import role_required
-from core.api_errors import api_error_message
 from core.exports import csv_response, refused_filters
-from core.htmx import page_or_partial
 from core.live import live_response, live_url, live_view, render_parts
-from core.pagination import paginate_keyset
-from core.redirects import moved
+from core.views import page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
+from upstream.api_errors import api_error_message
 
 from ..filters import TransactionFilter
 from ..forms.transactions import BulkCancelForm, CancelForm, StuckForm
 from ..models import Transaction
-from ..rails import method_label
 from ..selectors import (
     EXPORT_COLUMNS,
     STUCK_RULE_LABELS,
@@ -32,7 +30,6 @@ from ..selectors import (
 from ..services.transactions import (
     CANCELLABLE_STATUSES,
     NotCancellable,
-    status_text,
     transaction_cancel,
     transaction_refresh,
     transactions_cancel_bulk,
@@ -90,7 +87,7 @@ def instruction_rows(instructions: dict | None) -> list[tuple[str, str, str]]:
         if isinstance(value, dict):
             value = value.get("label") or value.get("contractAddress") or ""
         if value not in (None, ""):
-            shown = method_label(value) if key in INSTRUCTION_METHODS else str(value)
+            shown = labels.label(labels.METHOD, value) if key in INSTRUCTION_METHODS else str(value)
             rows.append((INSTRUCTION_LABELS.get(key, key), shown, str(value)))
     return rows
 
@@ -209,7 +206,7 @@ def refresh_transaction(request, transaction_id):
         text = api_error_message(exc, write=False)
         messages.error(request, f"Could not refresh: {text} The page shows the last copy we have.")
     else:
-        messages.success(request, f"Refreshed: {status_text(tx.status)}.")
+        messages.success(request, f"Refreshed: {labels.label(labels.STATUS, tx.status).lower()}.")
     return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
 
 
@@ -233,7 +230,7 @@ def cancel_transaction(request, transaction_id):
     except PaymentsApiError as exc:
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
     else:
-        messages.success(request, f"Transaction cancelled: now {status_text(tx.status)}.")
+        messages.success(request, f"Transaction cancelled: now {labels.label(labels.STATUS, tx.status).lower()}.")
     return redirect("payments-view-transaction", transaction_id=tx.transaction_id)
 
 
@@ -246,18 +243,3 @@ def bulk_cancel_transactions(request):
     chosen = sorted(form.cleaned_data["transactions"], key=lambda tx: tx.pk)
     outcomes = transactions_cancel_bulk(actor=request.user, transactions=chosen, reason=form.cleaned_data["reason"])
     return render(request, "payments/transactions/bulk_cancel.html", {"form": form, "outcomes": outcomes})
-
-
-urlpatterns = [
-    path("transactions/", list_transactions, name="payments-list-transactions"),
-    path("transactions/export.csv", export_transactions, name="payments-export-transactions"),
-    path("transactions/stuck", list_stuck_transactions, name="payments-list-stuck-transactions"),
-    path("transactions/stuck/live", list_stuck_transactions_live, name="payments-list-stuck-transactions-live"),
-    path("transactions/bulk-cancel", bulk_cancel_transactions, name="payments-bulk-cancel-transactions"),
-    path("transactions/<str:transaction_id>/", view_transaction, name="payments-view-transaction"),
-    path("transactions/<str:transaction_id>/live", view_transaction_live, name="payments-view-transaction-live"),
-    path("transactions/<str:transaction_id>/refresh", refresh_transaction, name="payments-refresh-transaction"),
-    path("transactions/<str:transaction_id>/cancel", cancel_transaction, name="payments-cancel-transaction"),
-    # The address of before: one URL per form.
-    moved("transactions/<str:transaction_id>/confirm-cancel", "payments-cancel-transaction"),
-]

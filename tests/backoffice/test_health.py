@@ -15,7 +15,7 @@ def test_healthz_reports_database_and_broker(client, db, settings):
 
 
 def test_healthz_reports_an_open_circuit_to_the_upstream(client, db):
-    from core.upstream import get_client
+    from upstream.client import get_client
 
     breaker = get_client().breaker
     breaker.open()

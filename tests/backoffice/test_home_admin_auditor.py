@@ -7,9 +7,9 @@ import pytest
 from django.utils import timezone
 
 from backoffice import rollups
-from core.upstream import get_client
 from mirror.models import WebhookEvent
 from tests.factories import ApprovalRequestFactory, AuditEventFactory, SyncRunFactory, WebhookEventFactory
+from upstream.client import get_client
 
 from .home_helpers import figures, home, listed
 
@@ -97,7 +97,7 @@ def test_auditor_sees_the_latest_audit_events_linked_to_the_log(client, auditor_
 
 def test_an_empty_audit_log(client, auditor_user):
     client.force_login(auditor_user)
-    from core.models import AuditEvent
+    from audit.models import AuditEvent
 
     AuditEvent.objects.all().delete()
     assert b"No audit event yet." in home(client).content

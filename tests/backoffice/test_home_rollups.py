@@ -10,7 +10,7 @@ from django.utils import timezone
 from backoffice import rollups
 from backoffice.models import DailyFigure, Snapshot
 from backoffice.tasks import refresh_home_figures
-from core.locks import hold_lock
+from core.models import hold_lock
 from customers.models import CustomerStatus
 from payments.models import TransactionStatus
 from tests.factories import CustomerFactory, CustomerStatusChangeFactory, TransactionFactory

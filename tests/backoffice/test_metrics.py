@@ -11,12 +11,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from backoffice.celery import app
 from backoffice.health import mark_heartbeat
-from core.locks import hold_lock
-from core.metrics import operation
-from core.upstream import client_from_settings
+from core.middleware import operation
+from core.models import hold_lock
 from mirror.tasks import SKIPPED, refresh_transactions, sync_mirror
 from paymentsapi import PaymentsApiError
 from tests.factories import SyncRunFactory, WebhookEventFactory
+from upstream.client import client_from_settings
 
 pytestmark = pytest.mark.django_db
 TOKEN = "metrics-token-for-tests-0123456789"

@@ -69,7 +69,7 @@ def test_routine_conditions_are_not_reported(sentry, client, db, settings):
     finds another running are expected: no event."""
     import datetime as dt
 
-    from core.locks import hold_lock
+    from core.models import hold_lock
     from mirror.tasks import SKIPPED, sync_mirror
 
     settings.ALLOWED_HOSTS = ["backoffice.example.com"]

@@ -23,8 +23,8 @@ PASSWORD = "correct horse battery"
 @pytest.fixture
 def api(settings, live_server):
     """The back-office calls the sandbox of the live server over HTTP, and gets its webhooks."""
-    from core.upstream import get_client
     from sandbox.auth import create_key
+    from upstream.client import get_client
 
     _key, plain = create_key()
     settings.PAYMENTS_API_BASE_URL = live_server.url + "/sandbox"
@@ -52,9 +52,9 @@ def log_in(page, live_server, username):
 
 
 def mirror(api, customer_id):
-    from core.mirrored import Source
     from customers.models import Customer
     from customers.upserts import customers_upsert
+    from upstream.mirrored import Source
 
     customers_upsert(items=[api.customers.get(customer_id=customer_id)], seen_by=Source.SYNC)
     return Customer.objects.get(customer_id=customer_id)

@@ -17,7 +17,7 @@ def browser_context_args(browser_context_args):
 
 
 def test_the_browser_zone_is_kept_and_used(page, live_server, make_staff, screenshot):
-    from core.models import StaffPreference
+    from staff.models import StaffPreference
     from tests.factories import CustomerFactory
 
     customer = CustomerFactory(name="Ada Lovelace", status_since=dt.datetime(2026, 1, 15, 9, 5, tzinfo=dt.UTC))

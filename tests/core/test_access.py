@@ -121,7 +121,7 @@ def test_role_backend_grants_what_django_model_backend_grants(make_staff, django
     from django.contrib.auth.backends import ModelBackend
     from django.contrib.auth.models import Group
 
-    from core.auth import RoleBackend
+    from staff.auth import RoleBackend
 
     def fresh(user):
         return django_user_model.objects.get(pk=user.pk)  # no permission cache carried over

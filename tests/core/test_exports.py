@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from core.exports import formula_safe
-from core.models import StaffPreference
 from mirror.models import WebhookEvent
+from staff.models import StaffPreference
 from tests.factories import (
     AuditEventFactory,
     CustomerFactory,
@@ -173,7 +173,7 @@ def test_each_list_offers_its_export_with_the_filters_on_screen(client_as, name,
 
 
 def test_the_filters_dates_are_the_pages_own_zone(client_as):
-    from core.models import AuditEvent
+    from audit.models import AuditEvent
 
     event = AuditEventFactory(action="customer.update")
     AuditEvent.objects.filter(pk=event.pk).update(created_at=AT)  # 16 January in Berlin

@@ -3,8 +3,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from core.locks import LockHeld, hold_lock
-from core.models import Lock
+from core.models import Lock, LockHeld, hold_lock
 
 pytestmark = pytest.mark.django_db
 

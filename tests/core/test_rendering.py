@@ -1,13 +1,12 @@
-"""core.rendering writes every select as Django's widget templates would, without them."""
+"""core.forms writes every select as Django's widget templates would, without them."""
 
 import pytest
 from django.forms.renderers import DjangoTemplates, get_default_renderer
 from django.test.html import parse_html
 from django.test.signals import template_rendered
 
-from core.filters import AuditEventFilter
-from core.forms import TimeZoneForm
-from core.rendering import FormRenderer
+from audit.filters import AuditEventFilter
+from core.forms import FormRenderer
 from customers.forms.casework import QueueFilterForm
 from customers.forms.create import CustomerCreate
 from customers.forms.kyb import KybForm, PersonForm
@@ -16,6 +15,7 @@ from payments.filters import ApprovalRequestFilter, PaymentAccountFilter, Transa
 from payments.forms.accounts import ExternalBankAccountForm, ExternalCryptoWalletForm, ServiceAutoFiatAccountForm
 from payments.forms.rates import ExchangeRateForm
 from payments.forms.rules import AutomationRuleForm
+from staff.forms import TimeZoneForm
 
 pytestmark = pytest.mark.django_db
 

@@ -7,10 +7,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from customers.models import Customer
+from tests.faulty_api import api_error
 from tests.marks import marked
-from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 URL = reverse("customers-create-customer")

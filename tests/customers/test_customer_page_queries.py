@@ -10,7 +10,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from core.audit import audit_record
+from audit.records import audit_record
 from core.together import CompiledTogether, fetch_together
 from customers.models import Customer
 from payments.models import Transaction

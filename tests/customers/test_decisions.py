@@ -8,9 +8,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from audit.models import AuditEvent
 from backoffice.rollups import compliance_data
-from core.mirrored import Source
-from core.models import AuditEvent
 from customers.models import CaseDecision, Customer
 from customers.services_cases import latest_decision_id
 from customers.upserts import customers_upsert
@@ -18,6 +17,7 @@ from tests.conftest import ROLES
 from tests.customers.access import EDITORS, LEADS
 from tests.customers.test_mirror_upsert import T0, item
 from tests.factories import CustomerFactory
+from upstream.mirrored import Source
 
 pytestmark = pytest.mark.django_db
 QUEUE = reverse("customers-list-customers")

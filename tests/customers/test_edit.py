@@ -7,14 +7,14 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from customers.forms.kyb import KybForm
 from customers.forms.kyc import KycForm
 from customers.models import Customer, CustomerNote, HostedLinkHandout
 from customers.upserts import customers_upsert
 from tests.factories import CustomerFactory
+from tests.faulty_api import api_error
 from tests.marks import marked
-from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 pytestmark = pytest.mark.django_db
@@ -36,8 +36,8 @@ def reviewer(client_as):
 @pytest.fixture
 def nai_customer(upstream, settings):
     """An individual the sandbox reviewed to NEEDS_ADDITIONAL_INFORMATION / DOCUMENT_MISSING_BACK."""
-    from core.mirrored import Source
-    from core.upstream import get_client
+    from upstream.client import get_client
+    from upstream.mirrored import Source
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
     body = upstream.call(
@@ -356,8 +356,8 @@ def test_nothing_filled_sends_nothing(reviewer, nai_customer):
 
 @pytest.fixture
 def business(upstream):
-    from core.mirrored import Source
-    from core.upstream import get_client
+    from upstream.client import get_client
+    from upstream.mirrored import Source
 
     body = get_client().customers.create(customer_type="BUSINESS", email="ops@acme.test", business_name="Acme Ltd")
     customers_upsert(items=[body], seen_by=Source.SYNC)

@@ -8,8 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from customers.models import Customer
+from tests.faulty_api import api_error
 from tests.marks import marked
-from tests.upstream import api_error
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 JPEG = b"\xff\xd8\xff" + b"\x00" * 64
@@ -32,9 +32,9 @@ def reviewer(client_as):
 @pytest.fixture
 def individual(upstream):
     """A CREATED individual, in the sandbox and the mirror."""
-    from core.mirrored import Source
-    from core.upstream import get_client
     from customers.upserts import customers_upsert
+    from upstream.client import get_client
+    from upstream.mirrored import Source
 
     answer = get_client().customers.create(
         customer_type="INDIVIDUAL", email="ada@example.com", first_name="Ada", last_name="Lovelace"

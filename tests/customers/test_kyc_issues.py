@@ -31,9 +31,9 @@ def reviewer(client_as):
 @pytest.fixture
 def reviewed(upstream, settings):
     """make(type, data) -> a customer the sandbox reviewed from `data`, in the mirror."""
-    from core.mirrored import Source
-    from core.upstream import get_client
     from customers.upserts import customers_upsert
+    from upstream.client import get_client
+    from upstream.mirrored import Source
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
 

@@ -9,11 +9,11 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from core.mirrored import Source
 from customers.models import CustomerNote
 from customers.upserts import customers_upsert
 from tests.conftest import authenticated_now
 from tests.customers.test_mirror_upsert import item
+from upstream.mirrored import Source
 
 pytestmark = pytest.mark.django_db
 

@@ -5,10 +5,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from core.mirrored import Source
 from customers.models import Customer, CustomerStatusChange, VerificationIssue
 from customers.upserts import customers_mark_missing, customers_upsert
 from paymentsapi import types as api
+from upstream.mirrored import Source
 
 T0 = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from customers.models import Customer
 from tests.factories import CustomerFactory, VerificationIssueFactory
 from tests.marks import marked
@@ -242,9 +242,9 @@ def clock(monkeypatch, settings):
 
 def seen(customer_id: str, status: str, at: dt.datetime) -> None:
     """The API's copy of a customer at `at`, through the one write path of the mirror."""
-    from core.mirrored import Source
     from customers.upserts import customers_upsert
     from paymentsapi import types as api
+    from upstream.mirrored import Source
 
     item = api.Customer.model_validate(
         {

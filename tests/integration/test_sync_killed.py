@@ -8,8 +8,7 @@ import uuid
 import pytest
 from django.utils import timezone
 
-from core.locks import hold_lock
-from core.models import Lock
+from core.models import Lock, hold_lock
 from customers.models import Customer
 from mirror.models import SyncRun
 from mirror.sync import sync_customers
@@ -68,7 +67,7 @@ def test_a_killed_sync_leaves_a_lapsing_lock_and_the_rerun_mirrors_exactly(setti
     assert Lock.objects.filter(name="mirror-sync").exists()  # nor to release the lock
 
     # While the dead holder's lease has not lapsed, nobody else may sync.
-    from core.locks import LockHeld
+    from core.models import LockHeld
 
     with pytest.raises(LockHeld), hold_lock("mirror-sync", ttl=dt.timedelta(minutes=1)):
         pass

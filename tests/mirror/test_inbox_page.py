@@ -1,7 +1,7 @@
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from tests.factories import WebhookEventFactory
 
 

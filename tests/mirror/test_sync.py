@@ -8,12 +8,12 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from core.locks import hold_lock
-from core.upstream import get_client
+from core.models import hold_lock
 from customers.models import Customer, CustomerStatusChange
 from mirror.models import SyncRun
 from mirror.sync import sync_customers, sync_payment_accounts
 from sandbox import models as sbx
+from upstream.client import get_client
 
 
 def make_sandbox_customers(key, n, *, status="ACTIVE"):
@@ -124,7 +124,7 @@ def test_a_failing_page_keeps_the_pages_stored_before_it(upstream, settings):
 
 
 def test_two_syncs_never_run_at_once(upstream):
-    from core.locks import LockHeld
+    from core.models import LockHeld
 
     with hold_lock("mirror-sync", ttl=dt.timedelta(minutes=1)), pytest.raises(LockHeld):
         sync_customers()

@@ -1,4 +1,4 @@
-"""Management commands reach the mounted sandbox in their own process (core.upstream's
+"""Management commands reach the mounted sandbox in their own process (upstream.client's
 in-process transport) when no server listens: `make run`'s seed and `sync_mirror` on a
 machine where nothing serves. Each call is a whole WSGI request in the caller's thread, and
 it must leave the caller's database connection as it found it."""
@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from core.upstream import get_client
 from mirror.models import SyncRun
 from sandbox.auth import create_key
 from tests.factories import TransactionFactory
+from upstream.client import get_client
 
 # Outside a test transaction, as a management command runs: autocommit, CONN_MAX_AGE 0.
 pytestmark = pytest.mark.django_db(transaction=True)

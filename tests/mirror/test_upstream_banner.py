@@ -3,9 +3,9 @@
 from django.core.cache import cache
 from django.urls import reverse
 
-from core.upstream import get_client
 from mirror.models import SyncRun
 from tests.factories import SyncRunFactory
+from upstream.client import get_client
 
 BANNER = "The Payments API is not answering"
 

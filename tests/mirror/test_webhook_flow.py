@@ -6,7 +6,6 @@ from unittest import mock
 import pytest
 from django.core.management import call_command
 
-from core.mirrored import Source
 from customers.models import Customer
 from customers.upserts import customers_upsert
 from mirror.models import WebhookEvent, WebhookSecret
@@ -15,6 +14,7 @@ from sandbox.models import Delivery, Event
 from sandbox.services.verification import customer_event_data
 from sandbox.services.webhooks import emit, new_secret
 from tests.factories import WebhookEventFactory
+from upstream.mirrored import Source
 
 RECEIVER = "http://testserver/webhooks/payments"
 
@@ -86,7 +86,7 @@ def test_events_out_of_order_leave_the_mirror_in_the_apis_current_state(register
 
 
 def test_an_older_copy_from_a_slow_event_never_wins(registered):
-    from core.upstream import get_client
+    from upstream.client import get_client
 
     customer = new_customer(registered)
     cid = customer["customerId"]
@@ -102,10 +102,10 @@ def test_an_older_copy_from_a_slow_event_never_wins(registered):
 def test_a_completed_bank_form_reaches_the_pending_row_through_the_webhook(
     registered, django_capture_on_commit_callbacks
 ):
-    from core.upstream import get_client
     from payments.models import PaymentAccount
     from payments.upserts import payment_accounts_upsert
     from tests.payments.account_fixtures import ROUTING, make_customer
+    from upstream.client import get_client
 
     customer_id = make_customer(registered)
     bank = {"bankAccountType": "CHECKING", "bankAccountOwnerName": "Ada", "bankAccountCurrency": "USD"}

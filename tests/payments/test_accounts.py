@@ -7,7 +7,7 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import PaymentAccount
 from tests.marks import marked

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from payments.models import ApprovalRequest, ApprovalStatus
 from payments.services import approval_states as states
 from tests.factories import ApprovalRequestFactory, StaffUserFactory

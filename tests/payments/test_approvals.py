@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from payments.models import ApprovalRequest, Quote, Transaction
 from payments.services.approvals import Executed, WaitingForApproval, execute_or_request_approval
 from tests.conftest import authenticated_now

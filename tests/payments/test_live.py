@@ -6,10 +6,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from core.mirrored import Source
 from payments.models import Transaction
 from tests.customers.test_live import assert_nothing_typed_is_replaced, poller_url
 from tests.factories import TransactionFactory
+from upstream.mirrored import Source
 
 pytestmark = pytest.mark.django_db
 

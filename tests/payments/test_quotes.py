@@ -7,10 +7,11 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent, WriteClaim
+from audit.models import AuditEvent
 from payments.models import Quote, Transaction
 from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
+from upstream.models import WriteClaim
 
 
 @pytest.fixture(autouse=True)
@@ -124,6 +125,8 @@ def test_api_validation_errors_land_on_the_form(client_as, setup):
     assert response.status_code == 200
     html = response.content.decode()
     assert "errorlist" in html and "places" in html  # the sandbox: at most 2 places for USD
+    # On the amount field itself (QuoteForm.api_fields: source.sourceAmount), not at the top.
+    assert any("places" in message for message in response.context["form"].errors["amount"])
     assert not Quote.objects.exists()
 
 

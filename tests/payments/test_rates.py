@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from tests.upstream import api_error
+from tests.faulty_api import api_error
 
 URL = reverse("payments-calculate-exchange-rate")
 

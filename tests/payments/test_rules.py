@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest, AutomationRule
 from tests.conftest import authenticated_now

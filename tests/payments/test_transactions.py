@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from payments.models import Quote, Transaction
 from tests.factories import CustomerFactory, TransactionFactory
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer

@@ -5,10 +5,10 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from core.mirrored import Source
 from payments.models import Transaction, TransactionStatusChange
 from payments.upserts import transactions_upsert
 from paymentsapi import types as api
+from upstream.mirrored import Source
 
 
 def item(status="AWAITING_TRANSFER"):

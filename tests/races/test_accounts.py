@@ -4,7 +4,7 @@ account upstream, one audit event of its success, the same account in every answ
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from payments.models import PaymentAccount
 from tests.payments.account_fixtures import make_customer
 from tests.payments.test_accounts import bank_form, wallet_form

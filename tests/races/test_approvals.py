@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest, ApprovalStatus, AutomationRule, Quote
 from tests.payments.account_fixtures import make_account, make_customer

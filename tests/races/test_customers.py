@@ -5,7 +5,7 @@ matches what was done."""
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from customers.models import CaseDecision, Customer, HostedLinkHandout
 from tests.customers.test_create import individual
 from tests.factories import CustomerFactory

@@ -2,7 +2,7 @@
 
 Admins send their requests at the same moment to the live server (tests/race.py): each
 demotes or deactivates the other, or double-clicks. Every change of roles or activation takes
-one lock (core.staff.services._staff_lock) and reads the admins again under it, so exactly one
+one lock (staff.services._staff_lock) and reads the admins again under it, so exactly one
 request has an effect, with one audit event; the others are refused with a message (409), or
 find their own change already made (a second click: the member's page, no second event), or,
 when their sender was deactivated meanwhile, find their session ended (the login page).
@@ -14,9 +14,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from core.roles import Role
-from core.staff.services import LastAdmin, NoLongerAllowed
+from staff.services import LastAdmin, NoLongerAllowed
 from tests.race import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -5,7 +5,7 @@ mirror that shows what the upstream holds."""
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from payments.models import Quote, Transaction
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 from tests.race import at_once

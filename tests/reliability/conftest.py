@@ -1,4 +1,4 @@
-"""Fixtures of the reliability suite: the shared `faulty_upstream` (tests/upstream.py), with
+"""Fixtures of the reliability suite: the shared `faulty_upstream` (tests/faulty_api.py), with
 the sandbox's reviews held back so that they happen only when a test asks."""
 
 import pytest

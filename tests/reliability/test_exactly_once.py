@@ -13,8 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from core.locks import LockHeld
-from core.models import Lock
+from core.models import Lock, LockHeld
 from customers.models import Customer
 from mirror import sync as sync_module
 from mirror.models import SyncRun, WebhookEvent
@@ -172,7 +171,7 @@ def test_a_sync_killed_half_way_is_closed_and_rerun_without_corruption(faulty_up
         def now():
             return later
 
-    monkeypatch.setattr("core.locks.timezone", Clock)
+    monkeypatch.setattr("core.models.timezone", Clock)
     run = sync_customers()
 
     assert run.outcome == SyncRun.Outcome.SUCCEEDED, run.error

@@ -3,14 +3,14 @@ it offers a retry, and says what it found (docs/security.md: an outcome it canno
 reported as possibly done, never as "nothing was changed").
 
 The `late` fault does each request in the sandbox and answers after the client's timeout;
-a look with the longer lookup timeout (core.upstream.RECONCILE_TIMEOUT) gets its answer.
+a look with the longer lookup timeout (upstream.client.RECONCILE_TIMEOUT) gets its answer.
 """
 
 import httpx
 import pytest
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from customers.models import Customer
 from payments.models import Transaction
 from tests.marks import marked

@@ -18,14 +18,14 @@ import pytest
 from django.apps import apps
 from django.urls import reverse
 
-from core.models import AuditEvent
+from audit.models import AuditEvent
 from mirror.models import WebhookEvent
 from tests.factories import WebhookEventFactory
+from tests.faulty_api import FAULT_MODES, RETRY_AFTER
 from tests.marks import marked
 from tests.matrix import MATRIX
 from tests.payments.transactions_helpers import quote_post_data
 from tests.reliability.world import World
-from tests.upstream import FAULT_MODES, RETRY_AFTER
 
 pytestmark = pytest.mark.django_db
 
@@ -309,7 +309,7 @@ def test_a_failing_api_changes_nothing_and_says_so(
     assert sent, "the fault must be met by a real call"
     retried = method in ("GET", "DELETE")
     if (method, path) == ("POST", "/transactions"):
-        # One try; when its answer is lost, one look under the same key (core.write_through).
+        # One try; when its answer is lost, one look under the same key (upstream.write_through).
         assert len(sent) == (1 if mode in ("down", "429") else 2), mode
     elif not retried or mode == "malformed":
         assert len(sent) == 1, [(r.method, r.url.path) for r in faulty_upstream.requests]

@@ -11,7 +11,6 @@ from django.core.wsgi import get_wsgi_application
 from django.test import Client
 from django.urls import reverse
 
-from core.upstream import override_client
 from customers.models import Customer
 from payments.models import AutomationRule, PaymentAccount, Quote
 from paymentsapi import PaymentsApiClient
@@ -19,6 +18,7 @@ from tests.conftest import ROLES, authenticated_now
 from tests.factories import TransactionFactory
 from tests.payments.transactions_helpers import sandbox_customer
 from tests.security.common import GETS, MATRIX, POSTS, allowed_role, mirror_fingerprint, url_of
+from upstream.client import override_client
 
 pytestmark = pytest.mark.django_db
 

@@ -84,11 +84,11 @@ def targets(name: str, upstream) -> list[Target]:
     access = MATRIX[name]
     base = access.data() if access.data else {}
     if name == "core-create-staff":
-        from core.staff.forms import AddMemberForm
+        from staff.forms import AddMemberForm
 
         return [Target(url_of(name), _fields(AddMemberForm), base)]
     if name == "core-change-staff-roles":
-        from core.staff.forms import RolesForm
+        from staff.forms import RolesForm
 
         return [Target(url_of(name), _fields(RolesForm), base)]
     if name == "customers-edit-kyc":
@@ -224,7 +224,7 @@ def targets(name: str, upstream) -> list[Target]:
 
         return [Target(url_of(name), _fields(BulkCancelForm), base)]
     if name == "core-set-time-zone":
-        from core.forms import TimeZoneForm
+        from staff.forms import TimeZoneForm
 
         return [Target(url_of(name), _fields(TimeZoneForm), {"time_zone": "Europe/Berlin"})]
     # Actions without a form (refresh, replay): junk fields must be ignored.

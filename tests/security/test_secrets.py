@@ -16,13 +16,14 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from core.models import AuditEvent, Counter
-from core.upstream import override_client
+from audit.models import AuditEvent
+from core.models import Counter
 from mirror.models import WebhookEvent
 from paymentsapi import PaymentsApiClient, PaymentsApiError
 from tests.marks import marked
 from tests.security.common import GETS, MATRIX, url_of
 from tests.webhooks import signed
+from upstream.client import override_client
 
 pytestmark = pytest.mark.django_db
 
@@ -203,11 +204,11 @@ def test_webhooks_leave_no_secret_anywhere(client, secrets, all_logs):
 @pytest.fixture
 def nai_customer(upstream, settings):
     """An individual in NEEDS_ADDITIONAL_INFORMATION, in the sandbox and the mirror."""
-    from core.mirrored import Source
-    from core.upstream import get_client
     from customers.models import Customer
     from customers.upserts import customers_upsert
     from tests.payments.transactions_helpers import KYC
+    from upstream.client import get_client
+    from upstream.mirrored import Source
 
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 0
     body = upstream.call(

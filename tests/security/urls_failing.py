@@ -5,7 +5,7 @@ from django.urls import path
 
 from backoffice.urls import handler403, handler404, handler500  # noqa: F401 - the project's error views
 from backoffice.urls import urlpatterns as project_urls
-from core.upstream import get_client
+from upstream.client import get_client
 
 
 def fail(request):

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from core.upstream import get_client
 from mirror.models import WebhookSecret
 from paymentsapi import PaymentsApiError
+from upstream.client import get_client
 
 # customer.update is the spec's; the others are the sandbox's extensions (ignored elsewhere).
 EVENTS = ["customer.update", "transaction.update", "payment_account.update"]

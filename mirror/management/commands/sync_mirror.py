@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from core.locks import LockHeld
+from core.models import LockHeld
 from mirror.models import SyncRun
 from mirror.sync import refresh_open_transactions, sync_automation_rules, sync_customers, sync_payment_accounts
 

@@ -1,0 +1,49 @@
+"""The audit log's page and its CSV export."""
+
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from core import labels
+from core.access import role_required
+from core.exports import Column, csv_response, refused_filters, with_words
+from core.views import page_or_partial, paginate_keyset
+
+from .filters import AuditEventFilter
+from .models import AuditEvent
+
+AUDIT_PAGE_SIZE = 50
+AUDIT_EXPORT_COLUMNS = [
+    Column("created_at", "createdAt"),
+    Column("actor_username", "actor"),
+    *with_words("action", "action", labels.ACTION),
+    Column("target_kind", "targetKind"),
+    Column("target_id", "targetId"),
+    Column("outcome", "outcome"),
+    Column("request_id", "requestId"),
+    Column("details", "details"),
+]
+
+
+@role_required("view_audit")
+@require_GET
+def list_audit_events(request):
+    filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.select_related("actor"))
+    queryset = filterset.qs if filterset.is_valid() else AuditEvent.objects.none()
+    page = paginate_keyset(
+        queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=AUDIT_PAGE_SIZE
+    )
+    for event in page.items:
+        # Statuses, decisions, roles and API error codes of the details, in staff words.
+        event.detail_items = labels.detail_items(event.target_kind, event.details)
+    template = page_or_partial(request, "audit/audit_events.html")
+    return render(request, template, {"filter": filterset, "page": page})
+
+
+@role_required("view_audit")
+@require_GET
+def export_audit_events(request):
+    """The filtered audit log as CSV (core/exports.py), newest first as on the page."""
+    filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.all())
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    return csv_response(filterset.qs.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")

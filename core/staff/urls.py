@@ -1,3 +1,0 @@
-from .views import urlpatterns
-
-__all__ = ["urlpatterns"]

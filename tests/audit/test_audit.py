@@ -1,0 +1,150 @@
+import datetime as dt
+import re
+
+import pytest
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from audit.models import AuditEvent
+from audit.records import audit_record
+from tests.factories import AuditEventFactory
+
+
+def test_one_event_per_write(admin_user):
+    with transaction.atomic():
+        audit_record(actor=admin_user, action="customer.update", target_kind="customer", target_id="c-1")
+    event = AuditEvent.objects.get()
+    assert (event.actor_username, event.action, event.target_kind, event.target_id, event.outcome) == (
+        "admin-user",
+        "customer.update",
+        "customer",
+        "c-1",
+        "success",
+    )
+
+
+def test_no_event_when_the_write_fails(admin_user):
+    with pytest.raises(ValueError), transaction.atomic():
+        audit_record(actor=admin_user, action="customer.update", target_kind="customer", target_id="c-1")
+        raise ValueError("the change failed")
+    assert AuditEvent.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_success_outside_a_transaction_is_refused(admin_user):
+    with pytest.raises(RuntimeError):
+        audit_record(actor=admin_user, action="customer.update")
+    assert AuditEvent.objects.count() == 0
+
+
+def test_events_carry_the_request_id(client, admin_user):
+    client.force_login(admin_user)
+    AuditEvent.objects.all().delete()
+    client.post(reverse("account_logout"), HTTP_X_REQUEST_ID="req-12345678")
+    assert AuditEvent.objects.get(action="auth.logout").request_id == "req-12345678"
+
+
+def test_audit_page_filters(client_as):
+    client = client_as("auditor")
+    AuditEventFactory.create_batch(3, action="customer.update", actor_username="alice")
+    AuditEventFactory.create_batch(2, action="transaction.cancel", actor_username="bob")
+    html = client.get(reverse("core-list-audit-events"), {"action": "transaction.cancel"}).content.decode()
+    assert html.count("transaction.cancel") >= 2
+    assert "customer.update</td>" not in html
+    html = client.get(reverse("core-list-audit-events"), {"actor": "alice"}).content.decode()
+    assert html.count("<td>alice</td>") == 3
+
+
+def test_audit_page_date_range(client_as):
+    client = client_as("auditor")
+    AuditEventFactory(action="old.thing")
+    AuditEvent.objects.filter(action="old.thing").update(created_at=timezone.now() - dt.timedelta(days=10))
+    AuditEventFactory(action="new.thing")
+    since = (timezone.now() - dt.timedelta(days=1)).date().isoformat()
+    html = client.get(reverse("core-list-audit-events"), {"since": since}).content.decode()
+    assert "new.thing" in html and "old.thing" not in html
+
+
+def test_audit_page_bad_date_is_a_clear_error(client_as):
+    html = client_as("auditor").get(reverse("core-list-audit-events"), {"since": "yesterday"}).content.decode()
+    assert "Check the filters" in html
+
+
+def test_audit_page_keyset_pagination_walks_every_event_once(client_as, django_assert_max_num_queries):
+    client = client_as("admin")
+    AuditEvent.objects.all().delete()
+    AuditEventFactory.create_batch(120)
+    client.get(reverse("home"))  # the session's first touch is a write of its own
+    seen, url, pages = [], reverse("core-list-audit-events"), 0
+    while url:
+        with django_assert_max_num_queries(4):
+            response = client.get(url)
+        page = response.context["page"]
+        seen += [e.pk for e in page.items]
+        url = f"{reverse('core-list-audit-events')}?cursor={page.next_cursor}" if page.next_cursor else None
+        pages += 1
+    assert pages == 3
+    assert sorted(seen) == sorted(AuditEvent.objects.values_list("pk", flat=True))
+    assert len(seen) == len(set(seen)) == 120
+
+
+def test_audit_page_htmx_request_gets_only_the_results(client_as):
+    client = client_as("auditor")
+    response = client.get(reverse("core-list-audit-events"), HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="results">')
+    assert "<html" not in html
+
+
+def test_garbage_cursor_starts_from_the_first_page(client_as):
+    AuditEventFactory.create_batch(3, action="thing.do")
+    response = client_as("auditor").get(
+        reverse("core-list-audit-events"), {"cursor": "!!not-a-cursor", "action": "thing.do"}
+    )
+    assert response.status_code == 200
+    assert len(response.context["page"].items) == 3
+
+
+def test_audit_page_speaks_staff_words_with_the_codes_on_hover(client_as):
+    AuditEventFactory(
+        action="customer.decide", target_kind="customer", details={"decision": "escalated", "escalation_level": 2}
+    )
+    AuditEventFactory(
+        action="payment_account.create",
+        target_kind="payment_account",
+        details={"type": "EXTERNAL_BANK_ACCOUNT", "status": "PENDING"},
+    )
+    AuditEventFactory(
+        action="transaction.cancel", target_kind="transaction", outcome="failure", details={"error": "NOT_FOUND"}
+    )
+    AuditEventFactory(
+        action="staff.change_roles",
+        target_kind="user",
+        details={"before": ["compliance"], "after": ["compliance_lead"]},
+    )
+
+    html = client_as("auditor").get(reverse("core-list-audit-events")).content.decode()
+
+    assert '<td title="customer.decide">Decided the case</td>' in html
+    assert 'Decision: <span title="escalated">Escalated</span>' in html and "Escalation level: 2" in html
+    assert '<td title="payment_account.create">Created a payment account</td>' in html
+    assert '<span title="payment_account">Payment account</span>' in html
+    assert 'Type: <span title="EXTERNAL_BANK_ACCOUNT">External bank account</span>' in html
+    assert 'Status: <span title="PENDING">Pending</span>' in html
+    assert 'Error: <span title="NOT_FOUND">The Payments API does not know this record</span>' in html
+    assert 'After: <span title="compliance_lead">Compliance lead</span>' in html
+    visible = re.sub(r"<[^>]+>", " ", html)
+    for code in ("customer.decide", "EXTERNAL_BANK_ACCOUNT", "PENDING", "NOT_FOUND", "compliance_lead"):
+        assert code not in visible, code
+
+
+def test_the_action_filter_suggests_known_actions_in_words_and_takes_any(client_as):
+    AuditEventFactory(action="customer.brand_new_step")
+    client = client_as("auditor")
+    html = client.get(reverse("core-list-audit-events")).content.decode()
+    assert 'list="id_action-suggestions"' in html
+    suggestions = re.search(r'<datalist id="id_action-suggestions">(.*?)</datalist>', html).group(1)
+    assert '<option value="customer.update_kyc">' in suggestions and "customer.brand_new_step" not in suggestions
+    typed = client.get(reverse("core-list-audit-events"), {"action": "customer.brand_new_step"}).content.decode()
+    assert "Check the filters" not in typed and typed.count('title="customer.brand_new_step"') == 1
