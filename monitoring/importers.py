@@ -151,11 +151,14 @@ def import_entries(watchlist: WatchList, entries: list[dict], *, user=None) -> W
     WatchListEntry.objects.filter(watchlist=watchlist).exclude(source_id__in=kept).delete()
     ids = dict(WatchListEntry.objects.filter(watchlist=watchlist).values_list("source_id", "pk"))
     WatchListAddress.objects.filter(entry__watchlist=watchlist).delete()
-    addresses = []
+    addresses = {}
     for e in entries:
         for code, address in e["wallets"]:
             family, key = address_key(code, address)
-            addresses.append(WatchListAddress(entry_id=ids[e["source_id"][:100]], chain=family, address=key))
+            entry_id = ids[e["source_id"][:100]]
+            # An EVM address listed for ETH and for USDT is one address of the family.
+            addresses[(entry_id, family, key)] = WatchListAddress(entry_id=entry_id, chain=family, address=key)
+    addresses = list(addresses.values())
     WatchListAddress.objects.bulk_create(addresses, batch_size=1000)
     watchlist.entry_count, watchlist.address_count = len(ids), len(addresses)
     watchlist.imported_at, watchlist.imported_by = timezone.now(), user
