@@ -107,7 +107,7 @@ def _value(param: Param, raw):
         if not 0 < number <= 100:
             raise ValidationError({param.name: "Enter a percentage above 0, at most 100."})
         return int(number) if number == number.to_integral_value() else str(number)
-    return str(number.normalize()) if number == number.to_integral_value() else str(number)
+    return str(number.quantize(Decimal(1))) if number == number.to_integral_value() else str(number)
 
 
 def clean_params(kind: str, data: dict) -> dict:
