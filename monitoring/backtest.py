@@ -26,17 +26,25 @@ SAMPLE = 10
 CHUNKS = 20
 
 
-def _epoch() -> str:
+def _window_sql(window_hours: int) -> tuple[str, str]:
+    """(the row's time as epoch seconds, the window clause) for this database. PostgreSQL
+    orders by the timestamp itself (the tx_customer_usd index gives that order); SQLite by its
+    seconds, to the second."""
+    span = window_hours * 3600 - 0.001
     if connection.vendor == "postgresql":
-        return "EXTRACT(EPOCH FROM created_upstream_at)"
-    return "CAST(strftime('%%s', created_upstream_at) AS REAL)"
+        return (
+            "EXTRACT(EPOCH FROM created_upstream_at)",
+            f"ORDER BY created_upstream_at RANGE BETWEEN INTERVAL '{span} seconds' PRECEDING AND CURRENT ROW",
+        )
+    epoch = "CAST(strftime('%%s', created_upstream_at) AS REAL)"
+    return epoch, f"ORDER BY {epoch} RANGE BETWEEN {span} PRECEDING AND CURRENT ROW"
 
 
 def _windowed(lo: int, hi: int, *, window_hours: int, band: tuple | None, having: str, args: list) -> list[tuple]:
     """(customer pk, epoch seconds, transaction id, count, total USD) of the rows where the
     window ending at them meets `having` (over cnt and total)."""
-    epoch = _epoch()
-    in_band = "AND usd_value >= %s AND usd_value < %s" if band else ""
+    epoch, frame = _window_sql(window_hours)
+    in_band = "AND usd_value >= CAST(%s AS NUMERIC) AND usd_value < CAST(%s AS NUMERIC)" if band else ""
     sql = f"""
         SELECT customer_id, ts, transaction_id, cnt, total FROM (
             SELECT customer_id, transaction_id, {epoch} AS ts,
@@ -44,8 +52,7 @@ def _windowed(lo: int, hi: int, *, window_hours: int, band: tuple | None, having
             FROM payments_transaction
             WHERE customer_id >= %s AND customer_id < %s AND status NOT IN ({", ".join(["%s"] * len(NOT_COUNTED))})
                   {in_band}
-            WINDOW w AS (PARTITION BY customer_id ORDER BY {epoch}
-                         RANGE BETWEEN {float(window_hours * 3600) - 0.001} PRECEDING AND CURRENT ROW)
+            WINDOW w AS (PARTITION BY customer_id {frame})
         ) AS windows WHERE {having}
     """  # noqa: S608 (the interpolated parts are the code's own, the values are parameters)
     params = [lo, hi, *NOT_COUNTED, *(band or ()), *args]
@@ -62,7 +69,7 @@ def _hits_windowed(kind, params, lo, hi) -> dict:
             checks.append("cnt > %s")
             args.append(params["max_count"])
         if params.get("max_usd") is not None:
-            checks.append("total > %s")
+            checks.append("total > CAST(%s AS NUMERIC)")
             args.append(Decimal(params["max_usd"]))
         rows = _windowed(lo, hi, window_hours=window, band=None, having=" OR ".join(checks), args=args)
     else:
@@ -72,7 +79,7 @@ def _hits_windowed(kind, params, lo, hi) -> dict:
             hi,
             window_hours=window,
             band=(band_floor(params), threshold),
-            having="cnt >= %s AND total >= %s",
+            having="cnt >= %s AND total >= CAST(%s AS NUMERIC)",
             args=[params["min_count"], threshold],
         )
     hits = {}

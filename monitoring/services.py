@@ -89,7 +89,7 @@ def rule_create(*, user, name: str, kind: str, params: dict) -> MonitoringRule:
 
 
 def _locked(rule: MonitoringRule) -> MonitoringRule:
-    return MonitoringRule.objects.select_for_update().select_related("current_version").get(pk=rule.pk)
+    return MonitoringRule.objects.select_for_update(of=("self",)).select_related("current_version").get(pk=rule.pk)
 
 
 @transaction.atomic
