@@ -187,53 +187,50 @@ def _key(watchlist_id: int, source_id: str, target: str) -> str:
     return f"screen:{watchlist_id}:{source_id}:{target}"[:200]
 
 
-def _name_alerts(watchlist, index, entries_by_id, items, *, what: str) -> list[Alert]:
-    """items: (target key, customer pk, name, account id or "")."""
-    alerts = []
-    for target, customer_id, name, account_id in items:
-        for hit in index.match(name, watchlist.match_threshold):
-            entry = entries_by_id.get(hit.entry_id)
-            if entry is None:
-                continue
-            alerts.append(
-                Alert(
-                    kind=AlertKind.SCREENING,
-                    customer_id=customer_id,
-                    entry_id=entry.pk,
-                    dedupe_key=_key(watchlist.pk, entry.source_id, target),
-                    sentence=(
-                        f"The {what} “{name}” matches “{entry.name}” on the watch list {watchlist.name} "
-                        f"(score {hit.score}, threshold {watchlist.match_threshold})"
-                        + (f", program {entry.program}" if entry.program else "")
-                        + "."
-                    )[:500],
-                    figures={"score": hit.score, "threshold": watchlist.match_threshold, "list": watchlist.name},
-                    account_ids=[account_id] if account_id else [],
-                    matched=name[:300],
-                    score=hit.score,
-                )
-            )
-    return alerts
+def _alert(entry, list_name: str, *, customer_id, target: str, said: str, account_id: str, matched: str, score: int):
+    """A screening alert of `entry` on a customer; `said` begins the sentence."""
+    program = f", program {entry.program}" if entry.program else ""
+    return Alert(
+        kind=AlertKind.SCREENING,
+        customer_id=customer_id,
+        entry_id=entry.pk,
+        dedupe_key=_key(entry.watchlist_id, entry.source_id, target),
+        sentence=f"{said} on the watch list {list_name}{program}."[:500],
+        figures={"score": score, "list": list_name},
+        account_ids=[account_id] if account_id else [],
+        matched=matched[:300],
+        score=score,
+    )
 
 
-def _entries(watchlist, ids) -> dict[int, WatchListEntry]:
-    return {e.pk: e for e in WatchListEntry.objects.filter(pk__in=set(ids)).only("pk", "source_id", "name", "program")}
+def _entries(ids) -> dict[int, WatchListEntry]:
+    fields = ("pk", "watchlist_id", "source_id", "name", "program")
+    return {e.pk: e for e in WatchListEntry.objects.filter(pk__in=set(ids)).only(*fields)}
 
 
 def screen_names(watchlist: WatchList, *, customers=(), owners=()) -> list[Alert]:
     """customers: (pk, name); owners: (customer pk, account id, owner name) of third-party bank
     accounts. The alerts they raise against one list (not stored)."""
     index = name_index(watchlist)
-    items = [(f"customer:{pk}", pk, name, "") for pk, name in customers if name]
-    items += [(f"account:{account}", pk, name, account) for pk, account, name in owners if name]
-    hits = [(item, index.match(item[2], watchlist.match_threshold)) for item in items]
-    entries = _entries(watchlist, [h.entry_id for _item, found in hits for h in found])
-    alerts = []
-    for item, found in hits:
-        if found:
-            what = "customer name" if item[0].startswith("customer:") else "bank account owner"
-            alerts += _name_alerts(watchlist, index, entries, [item], what=what)
-    return alerts
+    items = [(f"customer:{pk}", pk, name, "", "customer name") for pk, name in customers if name]
+    items += [(f"account:{acc}", pk, name, acc, "bank account owner") for pk, acc, name in owners if name]
+    found = [(item, hit) for item in items for hit in index.match(item[2], watchlist.match_threshold)]
+    entries = _entries(hit.entry_id for _item, hit in found)
+    threshold = watchlist.match_threshold
+    return [
+        _alert(
+            entries[hit.entry_id],
+            watchlist.name,
+            customer_id=customer_id,
+            target=target,
+            said=f"The {what} “{name}” matches “{entries[hit.entry_id].name}” (score {hit.score}, threshold {threshold})",
+            account_id=account_id,
+            matched=name,
+            score=hit.score,
+        )
+        for (target, customer_id, name, account_id, what), hit in found
+        if hit.entry_id in entries
+    ]
 
 
 def screen_addresses(wallets) -> list[Alert]:
@@ -247,29 +244,20 @@ def screen_addresses(wallets) -> list[Alert]:
         return []
     addresses = {a for _family, a in keyed}
     rows = WatchListAddress.objects.filter(address__in=addresses).select_related("entry__watchlist")
-    alerts = []
-    for row in rows:
-        for customer_id, account_id, address, chain in keyed.get((row.chain, row.address), ()):
-            entry = row.entry
-            alerts.append(
-                Alert(
-                    kind=AlertKind.SCREENING,
-                    customer_id=customer_id,
-                    entry=entry,
-                    dedupe_key=_key(entry.watchlist_id, entry.source_id, f"wallet:{account_id}"),
-                    sentence=(
-                        f"The wallet address {address} on {chain.title()} is listed for “{entry.name}” on the "
-                        f"watch list {entry.watchlist.name}"
-                        + (f", program {entry.program}" if entry.program else "")
-                        + "."
-                    )[:500],
-                    figures={"address": address, "chain": chain, "list": entry.watchlist.name},
-                    account_ids=[account_id],
-                    matched=address[:300],
-                    score=100,
-                )
-            )
-    return alerts
+    return [
+        _alert(
+            row.entry,
+            row.entry.watchlist.name,
+            customer_id=customer_id,
+            target=f"wallet:{account_id}",
+            said=f"The wallet address {address} on {chain.title()} is listed for “{row.entry.name}”",
+            account_id=account_id,
+            matched=address,
+            score=100,
+        )
+        for row in rows
+        for customer_id, account_id, address, chain in keyed.get((row.chain, row.address), ())
+    ]
 
 
 def wallet_of(details: dict) -> tuple[str, str]:

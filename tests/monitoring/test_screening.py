@@ -89,7 +89,9 @@ def test_fuzzy_name_hits_and_misses():
     alerts = {a.customer: a for a in Alert.objects.all()}
     assert set(alerts) == {hit_typo, hit_accents, hit_company}
     assert alerts[hit_accents].score == 100
-    assert "matches “MÜLLER, Jürgen” on the watch list OFAC SDN" in alerts[hit_accents].sentence
+    assert alerts[hit_accents].sentence.startswith(
+        "The customer name “Jurgen Muller” matches “MÜLLER, Jürgen” (score 100, threshold 90) on the watch list OFAC SDN"
+    )
     assert 90 <= alerts[hit_typo].score < 100
 
 
