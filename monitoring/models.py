@@ -209,7 +209,8 @@ class Alert(models.Model):
         indexes = [
             models.Index(fields=["-created_at", "-id"], name="alert_keyset"),
             models.Index(fields=["status", "-created_at", "-id"], name="alert_status_keyset"),
-            models.Index(fields=["kind", "status", "-created_at", "-id"], name="alert_kind_keyset"),
+            models.Index(fields=["kind", "-created_at", "-id"], name="alert_kind_keyset"),
+            models.Index(fields=["kind", "status", "-created_at", "-id"], name="alert_kind_status_keyset"),
             models.Index(fields=["rule", "-created_at", "-id"], name="alert_rule_keyset"),
             models.Index(fields=["customer", "-created_at", "-id"], name="alert_customer_keyset"),
         ]
