@@ -264,7 +264,7 @@ def make_transactions(count: int, customers: int) -> None:
                    '{}', '', now() - (g %% 7776000) * interval '1 second', false, v
             FROM (
                 SELECT g, CASE WHEN g %% 40 = 0 THEN 9000 + (g %% 1000) ELSE 10 + (g %% 5000) END::numeric AS v
-                FROM generate_series(1, %s) AS g
+                FROM generate_series(1::bigint, %s) AS g
             ) AS rows
             """,
             [first, customers, count],
