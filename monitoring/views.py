@@ -291,9 +291,12 @@ def backtest_rule(request, pk):
 @role_required("view_monitoring")
 @require_GET
 def view_backtest(request, pk):
-    """One backtest's row: polled by the rule page while it runs."""
-    backtest = get_object_or_404(Backtest.objects.select_related("version", "started_by"), pk=pk)
-    return render(request, "monitoring/rules/_backtest.html", {"backtest": backtest})
+    """One backtest: its page, or its row alone for the rule page polling it while it runs."""
+    backtest = get_object_or_404(Backtest.objects.select_related("version__rule", "started_by"), pk=pk)
+    if request.htmx:
+        return render(request, "monitoring/rules/_backtest.html", {"backtest": backtest})
+    sentence = describe(backtest.version.rule.kind, backtest.version.params)
+    return render(request, "monitoring/rules/backtest.html", {"backtest": backtest, "sentence": sentence})
 
 
 # --- Watch lists ------------------------------------------------------------------------------------

@@ -14,13 +14,15 @@ from django.db import transaction
 
 from core.mirrored import Source
 from core.upstream import get_client
-from payments.models import PaymentAccount
+from payments.models import PaymentAccount, Transaction
 from payments.upserts import payment_accounts_upsert, transactions_upsert
 
+from ... import backtest
 from ...importers import import_entries, read_files
-from ...models import MonitoringRule, RuleKind, WatchList
+from ...models import Alert, Backtest, MonitoringRule, RuleKind, WatchList
 from ...rules import default_params
-from ...services import rule_approve, rule_create, rule_submit
+from ...screening import screen_accounts
+from ...services import evaluate_transactions, rule_approve, rule_create, rule_submit
 
 DEMO = pathlib.Path(__file__).resolve().parents[2] / "demo"
 SANCTIONED_WALLET = "0x5a9c0f1d0000000000000000000000000000dead"
@@ -60,7 +62,11 @@ class Command(BaseCommand):
             )
             import_entries(watchlist, entries, user=checker)
         made = self.make_patterns()
-        self.stdout.write(f"Monitoring demo: {len(RULES)} live rules, a watch list, {made} patterns made.")
+        # A backtest to show on the structuring rule's page.
+        structuring = MonitoringRule.objects.get(name=RULES[0][0])
+        backtest.run(Backtest.objects.create(version=structuring.current_version, started_by=checker))
+        alerts = Alert.objects.count()
+        self.stdout.write(f"Monitoring demo: {len(RULES)} live rules, a watch list, {made} patterns, {alerts} alerts.")
 
     def make_patterns(self) -> int:
         bank = (
@@ -101,6 +107,8 @@ class Command(BaseCommand):
             },
         )
         payment_accounts_upsert(items=[wallet, payee], seen_by=Source.STAFF)
+        accounts = PaymentAccount.objects.filter(account_id__in=[wallet.payment_account_id, payee.payment_account_id])
+        transactions = []
         threshold = Decimal(settings.APPROVAL_THRESHOLD_USD)
         made = 2
         for share in ("0.990", "0.995", "0.999"):
@@ -120,5 +128,12 @@ class Command(BaseCommand):
             )
             answer = client.transactions.create(quote_id=quote.quote_id, idempotency_key=str(uuid.uuid4()))
             transactions_upsert(items=[answer], seen_by=Source.STAFF)
+            transactions.append(answer.transaction_id)
             made += 1
+        # The worker does this once the upserts commit; the demo does not wait for one (a hit
+        # found twice is one alert).
+        evaluate_transactions(
+            list(Transaction.objects.filter(transaction_id__in=transactions).values_list("pk", flat=True))
+        )
+        screen_accounts(list(accounts.values_list("pk", flat=True)))
         return made
