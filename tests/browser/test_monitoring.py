@@ -12,7 +12,7 @@ from core.upstream import get_client
 from monitoring.models import RuleKind
 from payments.upserts import transactions_upsert
 from tests.browser.nav import follow, log_in
-from tests.monitoring.helpers import live_rule
+from tests.monitoring.helpers import live_rule, onramp_quote
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,18 +27,7 @@ def test_a_reviewer_decides_a_structuring_alert_and_sees_it_in_the_audit_log(
     client = get_client()
     for amount in ("95.00", "97.50", "99.00"):
         quote = client.quotes.create(
-            customer_id=customer["customer_id"],
-            source={
-                "sourceCurrency": "USD",
-                "sourcePaymentMethod": "ACH",
-                "sourceAmount": amount,
-                "sourcePaymentAccountId": customer["bank"],
-            },
-            destination={
-                "destinationPaymentAccountId": customer["wallet"],
-                "destinationPaymentMethod": "BASE",
-                "destinationCurrency": "USDC",
-            },
+            **onramp_quote(customer["customer_id"], customer["bank"], customer["wallet"], amount)
         )
         made = client.transactions.create(quote_id=quote.quote_id)
         # The mirror reads it back as its sync does; the rules run once that is committed.

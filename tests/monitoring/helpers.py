@@ -56,3 +56,22 @@ def account(customer, *, hours_ago: float = 0, third_party: bool = False, **kwar
         is_third_party=third_party,
         **kwargs,
     )
+
+
+def onramp_quote(customer_id: str, bank_id: str, wallet_id: str, amount: str) -> dict:
+    """The body of an ACH USD -> BASE USDC quote of `amount` (client.quotes.create's keywords,
+    with camelCase keys as the API takes them)."""
+    return {
+        "customer_id": customer_id,
+        "source": {
+            "sourceCurrency": "USD",
+            "sourcePaymentMethod": "ACH",
+            "sourceAmount": amount,
+            "sourcePaymentAccountId": bank_id,
+        },
+        "destination": {
+            "destinationPaymentAccountId": wallet_id,
+            "destinationPaymentMethod": "BASE",
+            "destinationCurrency": "USDC",
+        },
+    }

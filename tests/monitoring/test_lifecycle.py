@@ -11,7 +11,7 @@ from core.models import AuditEvent
 from monitoring.models import Alert, Backtest, MonitoringRule, RuleKind, RuleStatus
 from monitoring.services import NotAllowed, rule_approve, rule_create, rule_new_version, rule_submit
 from tests.factories import StaffUserFactory
-from tests.monitoring.helpers import customer, live_rule, tx
+from tests.monitoring.helpers import customer, live_rule, onramp_quote, tx
 
 pytestmark = pytest.mark.django_db
 
@@ -158,24 +158,10 @@ def test_the_same_transaction_by_webhook_and_by_sync_raises_one_alert(
     setup = sandbox_customer(upstream, name="Sam")
     ids = []
     for amount in ("95.00", "97.50", "99.00"):
-        quote = upstream.call(
-            "POST",
-            "/quotes",
-            {
-                "customerId": setup["customer_id"],
-                "source": {
-                    "sourceCurrency": "USD",
-                    "sourcePaymentMethod": "ACH",
-                    "sourceAmount": amount,
-                    "sourcePaymentAccountId": setup["bank"]["paymentAccountId"],
-                },
-                "destination": {
-                    "destinationPaymentAccountId": setup["wallet"]["paymentAccountId"],
-                    "destinationPaymentMethod": "BASE",
-                    "destinationCurrency": "USDC",
-                },
-            },
+        body = onramp_quote(
+            setup["customer_id"], setup["bank"]["paymentAccountId"], setup["wallet"]["paymentAccountId"], amount
         )
+        quote = upstream.call("POST", "/quotes", {"customerId": body.pop("customer_id"), **body})
         created = upstream.call(
             "POST", "/transactions", {"quoteId": quote["quoteId"]}, headers={"X-Idempotency-Key": quote["quoteId"]}
         )
