@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "customers",
     "payments",
     "mirror",
+    "monitoring",
 ]
 if SANDBOX_MOUNTED:
     # The emulator of the Payments API, its tables and its DRF views: only where it is the

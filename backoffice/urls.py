@@ -15,6 +15,7 @@ urlpatterns = [
     path("audit/", include("audit.urls")),
     path("customers/", include("customers.urls")),
     path("payments/", include("payments.urls")),
+    path("monitoring/", include("monitoring.urls")),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),

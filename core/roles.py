@@ -29,15 +29,18 @@ PERMISSIONS = {
     "manage_staff": "Manage staff users",
     "view_audit": "Read the audit log and the webhook inbox",
     "work_escalations": "Decide, return to the queue and escalate further the cases already escalated",
+    "view_monitoring": "Read monitoring alerts, rules and watch lists",
+    "decide_alerts": "Decide monitoring and screening alerts",
+    "manage_monitoring": "Draft, approve and pause monitoring rules; import watch lists",
 }
 
-COMPLIANCE_PERMISSIONS = {"view_customers", "change_customers", "view_payments"}
+COMPLIANCE_PERMISSIONS = {"view_customers", "change_customers", "view_payments", "view_monitoring", "decide_alerts"}
 ROLE_PERMISSIONS = {
     Role.COMPLIANCE: COMPLIANCE_PERMISSIONS,
     Role.COMPLIANCE_LEAD: {*COMPLIANCE_PERMISSIONS, "work_escalations"},
     Role.OPERATIONS: {"view_customers", "view_payments", "move_money"},
     Role.ADMIN: set(PERMISSIONS),
-    Role.AUDITOR: {"view_customers", "view_payments", "view_audit"},
+    Role.AUDITOR: {"view_customers", "view_payments", "view_audit", "view_monitoring"},
 }
 
 

@@ -5,7 +5,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from paymentsapi import types as api
-from upstream.mirrored import Source
+from upstream.mirrored import Source, announce_changes
 from upstream.upsert import UpsertCounts, is_stale
 
 from .models import CASE_OPEN_STATUSES, WAITING_ON_CUSTOMER, Customer, CustomerStatusChange, VerificationIssue
@@ -72,6 +72,8 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
         old_issues.setdefault(issue.customer_id, []).append((issue.code, issue.message, issue.timestamp))
 
     rows, history, new_issues, refresh_issues_of, reopened = [], [], {}, [], []
+    # New customers and those whose name changed: what watch-list screening looks at.
+    renamed = set()
     for customer_id, item in by_id.items():
         old = existing.get(customer_id)
         if old and is_stale(item.updated_at, old.upstream_updated_at):
@@ -81,6 +83,8 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
         values = _fields_of(item, old)
         issues = _issues_of(item)
         status_changed = old is None or old.status != values["status"]
+        if old is None or old.name != values["name"]:
+            renamed.add(customer_id)
         if old is None:
             counts.created += 1
         elif (
@@ -152,6 +156,7 @@ def customers_upsert(*, items: list[api.Customer], seen_by: Source) -> UpsertCou
             CustomerStatusChange(customer_id=pks[cid], old_status=old, new_status=new, changed_at=at, seen_by=seen_by)
             for cid, old, new, at in history
         )
+    announce_changes(Customer, (row.pk for row in rows if row.customer_id in renamed), seen_by)
     if reopened:
         # The customer moved on since the reviewer's decision: the case needs a person again.
         Customer.objects.filter(customer_id__in=reopened).update(case_decision="", escalation_level=0)

@@ -201,10 +201,14 @@ class Transaction(MirroredModel):
     transfer_instructions = models.JSONField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     created_upstream_at = models.DateTimeField()
+    # What it moves in US dollars (payments/usd.py), set by the upsert: monitoring's figure.
+    usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
 
     class Meta:
         indexes = [
             models.Index(fields=["-created_upstream_at", "-id"], name="tx_keyset"),
+            # Monitoring: a customer's recent transactions with their USD values, one range scan.
+            models.Index(fields=["customer", "created_upstream_at", "usd_value"], name="tx_customer_usd"),
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
             # A customer's transactions of one status (the customer page's and the list's filters):

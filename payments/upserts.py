@@ -6,10 +6,11 @@ from django.utils import timezone
 
 from customers.models import Customer
 from paymentsapi import types as api
-from upstream.mirrored import Source
+from upstream.mirrored import Source, announce_changes
 from upstream.upsert import UpsertCounts, is_stale
 
 from .models import AutomationRule, AutomationRuleChange, PaymentAccount, Transaction, TransactionStatusChange
+from .usd import transaction_usd_value
 
 _ACCOUNT_DETAIL_FIELDS = (
     "external_bank_account",
@@ -119,6 +120,7 @@ def payment_accounts_upsert(*, items: list[api.PaymentAccount], seen_by: Source)
     links = [a.bank_account_form_link for a in items if a.bank_account_form_link]
     by_id = {a.account_id: a for a in PaymentAccount.objects.filter(account_id__in=ids)}
     by_link = {a.form_link: a for a in PaymentAccount.objects.filter(form_link__in=links)}
+    touched = []
     for item in items:
         row = by_id.get(item.payment_account_id) if item.payment_account_id else None
         if row is None and item.bank_account_form_link:
@@ -139,7 +141,7 @@ def payment_accounts_upsert(*, items: list[api.PaymentAccount], seen_by: Source)
             "created_upstream_at": item.created_at,
         }
         if row is None:
-            PaymentAccount.objects.create(synced_at=now, **values)
+            touched.append(PaymentAccount.objects.create(synced_at=now, **values).pk)
             counts.created += 1
             continue
         changed = any(getattr(row, f) != v for f, v in values.items())
@@ -147,8 +149,11 @@ def payment_accounts_upsert(*, items: list[api.PaymentAccount], seen_by: Source)
             setattr(row, f, v)
         row.synced_at, row.missing_upstream, row.missing_since = now, False, None
         row.save()
+        if changed:
+            touched.append(row.pk)
         counts.updated += changed
         counts.unchanged += not changed
+    announce_changes(PaymentAccount, touched, seen_by)
     return counts
 
 
@@ -183,6 +188,12 @@ def _transaction_values(item: api.Transaction, customers: dict) -> dict:
         "expires_at": item.expires_at,
         "created_upstream_at": item.created_at or timezone.now(),
         "upstream_updated_at": item.updated_at,
+        "usd_value": transaction_usd_value(
+            source_amount=source.source_amount,
+            source_currency=_label(source.source_currency),
+            destination_amount=destination.destination_amount,
+            destination_currency=_label(destination.destination_currency),
+        ),
     }
 
 
@@ -204,6 +215,7 @@ def transactions_upsert(*, items: list[api.Transaction], seen_by: Source) -> Ups
         ignore_conflicts=True,
     )
     existing = {t.transaction_id: t for t in Transaction.objects.select_for_update().filter(transaction_id__in=ids)}
+    touched = []
     for item in items:
         row = existing[item.transaction_id]
         if is_stale(item.updated_at, row.upstream_updated_at):
@@ -213,10 +225,13 @@ def transactions_upsert(*, items: list[api.Transaction], seen_by: Source) -> Ups
         old_status = row.status
         if not old_status:
             counts.created += 1
+            touched.append(row.pk)
         else:
             changed = any(getattr(row, f) != v for f, v in values.items())
             counts.updated += changed
             counts.unchanged += not changed
+            if changed:
+                touched.append(row.pk)
         for f, v in values.items():
             setattr(row, f, v)
         if old_status != row.status:
@@ -232,6 +247,7 @@ def transactions_upsert(*, items: list[api.Transaction], seen_by: Source) -> Ups
                 changed_at=item.updated_at or now,
                 seen_by=seen_by,
             )
+    announce_changes(Transaction, touched, seen_by)
     return counts
 
 

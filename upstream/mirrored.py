@@ -1,6 +1,20 @@
 """What every mirrored record keeps about its upstream twin."""
 
 from django.db import models
+from django.dispatch import Signal
+
+# Sent by the upserts (customers/upserts.py, payments/upserts.py) after mirrored rows were
+# inserted or changed, whoever saw the change (sync, webhook drain, staff write-through):
+# sender = the model, pks = the primary keys of the rows, seen_by = a Source. Sent inside the
+# upsert's database transaction: a receiver that queues work does it on commit.
+mirror_changed = Signal()
+
+
+def announce_changes(model, pks, seen_by) -> None:
+    """Tell the receivers of mirror_changed which rows of `model` changed (none: nothing sent)."""
+    pks = sorted({pk for pk in pks if pk is not None})
+    if pks:
+        mirror_changed.send(sender=model, pks=pks, seen_by=seen_by)
 
 
 class Source(models.TextChoices):

@@ -142,6 +142,8 @@ def test_role_backend_grants_what_django_model_backend_grants(make_staff, django
         "core.view_customers",
         "core.change_customers",
         "core.view_payments",
+        "core.view_monitoring",
+        "core.decide_alerts",
     }
 
 

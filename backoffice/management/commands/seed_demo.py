@@ -49,3 +49,5 @@ class Command(BaseCommand):
                 call_command("register_webhook", url=f"{options['server']}/webhooks/payments", stdout=self.stdout)
                 call_command("sandbox_seed", stdout=self.stdout)
                 call_command("sync_mirror", quiet=True, stdout=self.stdout)
+                # Live monitoring rules, a watch list and the patterns that trip them.
+                call_command("seed_monitoring", stdout=self.stdout)

@@ -1,0 +1,421 @@
+"""Monitoring and screening on PostgreSQL.
+
+Prints JSON:
+- the cost a transaction event's drain pays for monitoring (the upsert's announcement and the
+  queued evaluation, published to an in-memory broker), p50/p99, and the evaluation itself in
+  the worker with every kind of rule live, p50/p99 per transaction;
+- a backtest of each windowed kind over N mirrored transactions (default 200,000; --full
+  5,000,000), seconds;
+- screening: one new customer against a 20,000-entry list (p50/p99), and the re-screening of
+  every customer of the mirror after an import (default 100,000; --full 1,000,000), seconds.
+
+    .venv/bin/python bench/monitoring.py [--full] [--transactions N] [--customers N]
+"""
+
+import argparse
+import datetime as dt
+import json
+import random
+import time
+
+FIRST = [
+    "james",
+    "mary",
+    "john",
+    "patricia",
+    "robert",
+    "jennifer",
+    "michael",
+    "linda",
+    "william",
+    "elizabeth",
+    "david",
+    "barbara",
+    "richard",
+    "susan",
+    "joseph",
+    "jessica",
+    "thomas",
+    "sarah",
+    "charles",
+    "karen",
+    "ahmed",
+    "fatima",
+    "mohammed",
+    "aisha",
+    "ali",
+    "omar",
+    "yusuf",
+    "maria",
+    "jose",
+    "juan",
+    "ana",
+    "luis",
+    "carlos",
+    "olga",
+    "ivan",
+    "dmitri",
+    "sergei",
+    "elena",
+    "natalia",
+    "wei",
+    "li",
+    "zhang",
+    "chen",
+    "hiroshi",
+    "yuki",
+    "kenji",
+    "priya",
+    "rahul",
+    "anil",
+    "sunita",
+    "ngozi",
+    "chidi",
+]
+LAST = [
+    "smith",
+    "johnson",
+    "williams",
+    "brown",
+    "jones",
+    "garcia",
+    "miller",
+    "davis",
+    "rodriguez",
+    "martinez",
+    "hernandez",
+    "lopez",
+    "gonzalez",
+    "wilson",
+    "anderson",
+    "thomas",
+    "taylor",
+    "moore",
+    "jackson",
+    "martin",
+    "lee",
+    "perez",
+    "thompson",
+    "white",
+    "harris",
+    "sanchez",
+    "clark",
+    "ramirez",
+    "lewis",
+    "robinson",
+    "walker",
+    "young",
+    "allen",
+    "king",
+    "wright",
+    "scott",
+    "torres",
+    "nguyen",
+    "hill",
+    "flores",
+    "green",
+    "adams",
+    "nelson",
+    "baker",
+    "hall",
+    "rivera",
+    "campbell",
+    "mitchell",
+    "carter",
+    "roberts",
+    "petrov",
+    "ivanov",
+    "smirnov",
+    "kuznetsov",
+    "popov",
+    "volkov",
+    "sokolov",
+    "novak",
+    "horvat",
+    "kowalski",
+    "nowak",
+    "wisniewski",
+    "muller",
+    "schmidt",
+    "schneider",
+    "fischer",
+    "weber",
+    "meyer",
+    "wagner",
+    "becker",
+    "schulz",
+    "hoffmann",
+    "rossi",
+    "russo",
+    "ferrari",
+    "esposito",
+    "bianchi",
+    "romano",
+    "colombo",
+    "ricci",
+    "marino",
+    "greco",
+    "khan",
+    "ahmed",
+    "hussain",
+    "rahman",
+    "chowdhury",
+    "singh",
+    "kumar",
+    "sharma",
+    "patel",
+    "okafor",
+    "adeyemi",
+    "mensah",
+    "kimani",
+    "otieno",
+    "tanaka",
+    "suzuki",
+    "takahashi",
+    "watanabe",
+    "yamamoto",
+    "kim",
+    "park",
+    "choi",
+    "jung",
+    "kang",
+]
+
+
+SYLLABLES = [
+    "ka",
+    "ro",
+    "vel",
+    "mi",
+    "tan",
+    "dor",
+    "esh",
+    "qua",
+    "lin",
+    "bor",
+    "zu",
+    "ke",
+    "sar",
+    "tov",
+    "im",
+    "nal",
+    "gre",
+    "pho",
+    "ul",
+    "dra",
+]
+
+
+def name(rng) -> str:
+    """A customer's name: common first and last names."""
+    return f"{rng.choice(FIRST).title()} {rng.choice(FIRST).title()} {rng.choice(LAST).title()}"
+
+
+def listed_name(rng) -> str:
+    """A list entry's name: made-up words (a list's names are mostly not the customers'), now and
+    then with a common last name."""
+    words = ["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))) for _ in range(2)]
+    if rng.random() < 0.2:
+        words.append(rng.choice(LAST))
+    return " ".join(w.title() for w in words)
+
+
+def make_customers(count: int, rng) -> None:
+    from django.utils import timezone
+
+    from customers.models import Customer
+
+    now = timezone.now()
+    for start in range(0, count, 20000):
+        Customer.objects.bulk_create(
+            Customer(
+                customer_id=f"c{i:08d}",
+                organization_id="org",
+                customer_type="INDIVIDUAL",
+                status="ACTIVE",
+                name=name(rng),
+                email=f"c{i}@example.com",
+                status_since=now,
+                synced_at=now,
+            )
+            for i in range(start, min(count, start + 20000))
+        )
+
+
+def make_transactions(count: int, customers: int) -> None:
+    """`count` transactions over 90 days, spread over the customers, in one INSERT ... SELECT.
+    One in 40 is in the band just under the approval threshold (9,000 to 9,999 USD)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT min(id) FROM customers_customer")
+        (first,) = cursor.fetchone()
+        cursor.execute(
+            """
+            INSERT INTO payments_transaction (
+                transaction_id, quote_id, customer_id, customer_upstream_id, status, status_since,
+                source_account_id, source_payment_method, source_currency, source_amount, source_reference_id,
+                destination_account_id, destination_payment_method, destination_currency, destination_reference_id,
+                fees, correlation_id, created_upstream_at, missing_upstream, usd_value
+            )
+            SELECT 't' || g, '', %s + (g * 7919) %% %s, '', 'COMPLETED', now(),
+                   '', CASE WHEN g %% 3 = 0 THEN 'BASE' ELSE 'ACH' END, 'USD', v, '',
+                   'd' || (g %% 5000), CASE WHEN g %% 3 = 0 THEN 'ACH' ELSE 'BASE' END, 'USDC', '',
+                   '{}', '', now() - (g %% 7776000) * interval '1 second', false, v
+            FROM (
+                SELECT g, CASE WHEN g %% 40 = 0 THEN 9000 + (g %% 1000) ELSE 10 + (g %% 5000) END::numeric AS v
+                FROM generate_series(1::bigint, %s) AS g
+            ) AS rows
+            """,
+            [first, customers, count],
+        )
+        cursor.execute("ANALYZE payments_transaction")
+
+
+def make_list(entries: int, rng):
+    from monitoring.importers import import_entries
+    from monitoring.models import WatchList
+
+    watchlist = WatchList.objects.create(name="Bench list", format="ofac_sdn", match_threshold=90)
+    rows = [
+        {
+            "source_id": str(i),
+            # One entry in a hundred is a customer's name (a hit to find).
+            "name": name(rng) if i % 100 == 0 else listed_name(rng),
+            "aliases": [],
+            "schema": "individual",
+            "program": "BENCH",
+            "source": "bench",
+            "postal_addresses": [],
+            "wallets": [],
+        }
+        for i in range(entries)
+    ]
+    return import_entries(watchlist, rows)
+
+
+def live_rules():
+    from monitoring.models import RuleKind
+    from monitoring.rules import default_params
+    from monitoring.services import rule_approve, rule_create, rule_submit
+    from tests.factories import StaffUserFactory
+
+    maker, checker = StaffUserFactory(), StaffUserFactory()
+    extra = {RuleKind.WATCHED: {"methods": ["POLYGON"]}}
+    for kind in RuleKind:
+        rule = rule_create(
+            user=maker, name=kind.label, kind=kind, params={**default_params(kind), **extra.get(kind, {})}
+        )
+        rule_submit(user=maker, rule=rule)
+        rule_approve(user=checker, rule=rule)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--full", action="store_true", help="5,000,000 transactions and 1,000,000 customers")
+    parser.add_argument("--transactions", type=int, default=200_000)
+    parser.add_argument("--customers", type=int, default=100_000)
+    parser.add_argument("--entries", type=int, default=20_000)
+    args = parser.parse_args()
+    if args.full:
+        args.transactions, args.customers = 5_000_000, 1_000_000
+    import os
+
+    os.environ["CELERY_BROKER_URL"] = "memory://"
+    from _setup import machine_speed, percentile, setup_django
+
+    setup_django("bench_monitoring")
+    from celery import current_app
+    from django.db import transaction
+
+    from monitoring import backtest
+    from monitoring.models import Backtest, MonitoringRule, RuleKind, WatchList
+    from monitoring.rules import detect
+    from monitoring.screening import name_index
+    from monitoring.services import evaluate_transactions, live_versions
+    from monitoring.tasks import rescreen_mirror
+    from payments.models import Transaction
+    from upstream.mirrored import Source, announce_changes
+
+    current_app.conf.task_always_eager = False
+    rng = random.Random(30)
+    result = {"benchmark": "monitoring", "database": "postgresql", "machine_ms": machine_speed()}
+
+    started = time.perf_counter()
+    make_customers(args.customers, rng)
+    make_transactions(args.transactions, args.customers)
+    result["setup_seconds"] = round(time.perf_counter() - started, 1)
+    result["customers"], result["transactions"] = args.customers, args.transactions
+    live_rules()
+
+    # What the drain pays: the announcement, and the task queued on commit.
+    pks = list(Transaction.objects.order_by("?").values_list("pk", flat=True)[:1050])
+    drain = []
+    for pk in pks:
+        started = time.perf_counter()
+        with transaction.atomic():
+            announce_changes(Transaction, [pk], Source.WEBHOOK)
+        drain.append((time.perf_counter() - started) * 1000)
+    drain = drain[50:]
+    result["drain_added_ms"] = {"p50": round(percentile(drain, 0.5), 3), "p99": round(percentile(drain, 0.99), 3)}
+
+    # What the worker then does: every live rule (one of each kind) over one transaction.
+    versions = live_versions()
+    work = []
+    for pk in pks:
+        started = time.perf_counter()
+        evaluate_transactions([pk], versions)
+        work.append((time.perf_counter() - started) * 1000)
+    work = work[50:]
+    result["evaluation_ms_per_transaction"] = {
+        "rules": len(versions),
+        "p50": round(percentile(work, 0.5), 2),
+        "p99": round(percentile(work, 0.99), 2),
+    }
+    by_kind = {}
+    rows = list(Transaction.objects.filter(pk__in=pks[50:550]))
+    for version in versions:
+        spent = []
+        for row in rows:
+            started = time.perf_counter()
+            detect(version.rule.kind, version.params, row)
+            spent.append((time.perf_counter() - started) * 1000)
+        by_kind[version.rule.kind] = {"p50": round(percentile(spent, 0.5), 2), "p99": round(percentile(spent, 0.99), 2)}
+    result["evaluation_ms_by_kind"] = by_kind
+
+    # Backtests of a draft version of each kind over the whole history.
+    result["backtest_seconds"] = {}
+    for kind in (RuleKind.STRUCTURING, RuleKind.VELOCITY, RuleKind.LARGE_TRANSFER, RuleKind.RAPID_IN_OUT):
+        version = MonitoringRule.objects.get(kind=kind).live_version
+        run = backtest.run(Backtest.objects.create(version=version))
+        result["backtest_seconds"][kind.value] = {"seconds": run.seconds, "alerts": run.hits}
+
+    # Screening against a 20,000-entry list.
+    watchlist = make_list(args.entries, rng)
+    started = time.perf_counter()
+    index = name_index(watchlist)
+    result["screening_index_build_seconds"] = round(time.perf_counter() - started, 2)
+    one = []
+    for _ in range(1050):
+        query = name(rng)
+        started = time.perf_counter()
+        index.match(query, watchlist.match_threshold)
+        one.append((time.perf_counter() - started) * 1000)
+    one = one[50:]
+    result["screen_one_customer_ms"] = {"p50": round(percentile(one, 0.5), 3), "p99": round(percentile(one, 0.99), 3)}
+    started = time.perf_counter()
+    hits = rescreen_mirror(watchlist.pk)
+    seconds = time.perf_counter() - started
+    watchlist = WatchList.objects.get(pk=watchlist.pk)
+    result["rescreen_mirror"] = {
+        "screened": watchlist.screening_done,
+        "entries": args.entries,
+        "seconds": round(seconds, 1),
+        "alerts": hits,
+    }
+    result["when"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

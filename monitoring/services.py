@@ -1,0 +1,238 @@
+"""What changes monitoring's records: evaluation of transactions by the live rules, the rules'
+lifecycle (draft, submit, approve by a second person, pause, resume, new version) and the
+decisions on alerts. Every staff step is audited in the same database transaction."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from audit.records import audit_record
+from payments.models import Transaction
+
+from .models import Alert, AlertDecision, AlertKind, AlertStatus, MonitoringRule, RuleStatus, RuleVersion
+from .rules import NOT_COUNTED, clean_params, describe, detect
+
+# --- Evaluation ----------------------------------------------------------------------------------
+
+
+def live_versions() -> list[RuleVersion]:
+    return list(
+        RuleVersion.objects.filter(
+            pk__in=MonitoringRule.objects.filter(status=RuleStatus.LIVE).values("live_version")
+        ).select_related("rule")
+    )
+
+
+def alert_key(rule_id: int, customer_id: int, hit_key: str) -> str:
+    return f"rule:{rule_id}:cust:{customer_id}:{hit_key}"
+
+
+def evaluate_transactions(pks, versions: list[RuleVersion] | None = None) -> int:
+    """Run every live rule over the transactions `pks` (changed in the mirror); returns how many
+    new alerts were raised. Safe to run again: a hit already raised is not raised twice."""
+    versions = live_versions() if versions is None else versions
+    if not versions:
+        return 0
+    alerts = []
+    rows = Transaction.objects.filter(pk__in=pks, customer__isnull=False).exclude(status__in=NOT_COUNTED)
+    for tx in rows:
+        for version in versions:
+            hit = detect(version.rule.kind, version.params, tx)
+            if hit is not None:
+                alerts.append(
+                    Alert(
+                        kind=AlertKind.MONITORING,
+                        customer_id=tx.customer_id,
+                        rule_id=version.rule_id,
+                        rule_version=version,
+                        dedupe_key=alert_key(version.rule_id, tx.customer_id, hit.key),
+                        sentence=hit.sentence[:500],
+                        figures=hit.figures,
+                        transaction_ids=hit.transaction_ids,
+                        account_ids=hit.account_ids,
+                    )
+                )
+    return len(raise_alerts(alerts))
+
+
+def raise_alerts(alerts: list[Alert]) -> list[Alert]:
+    """Store the alerts whose key is new; those raised already are left as they are."""
+    if not alerts:
+        return []
+    keys = [a.dedupe_key for a in alerts]
+    known = set(Alert.objects.filter(dedupe_key__in=keys).values_list("dedupe_key", flat=True))
+    fresh = list({a.dedupe_key: a for a in alerts if a.dedupe_key not in known}.values())
+    # ignore_conflicts: a worker that raised the same alert meanwhile wins, without an error.
+    Alert.objects.bulk_create(fresh, ignore_conflicts=True, batch_size=1000)
+    return fresh
+
+
+# --- Rule lifecycle ------------------------------------------------------------------------------
+
+
+class NotAllowed(Exception):
+    """The step is not open to this person or in the rule's state; the message says why."""
+
+
+def _audit(user, action: str, rule: MonitoringRule, **details) -> None:
+    audit_record(actor=user, action=action, target_kind="monitoring_rule", target_id=rule.pk, details=details)
+
+
+@transaction.atomic
+def rule_create(*, user, name: str, kind: str, params: dict) -> MonitoringRule:
+    params = clean_params(kind, params)
+    rule = MonitoringRule.objects.create(name=name, kind=kind, created_by=user)
+    version = RuleVersion.objects.create(rule=rule, number=1, params=params, created_by=user)
+    rule.current_version = version
+    rule.save(update_fields=["current_version"])
+    _audit(user, "monitoring.rule_create", rule, kind=kind, version=1)
+    return rule
+
+
+def _locked(rule: MonitoringRule) -> MonitoringRule:
+    return MonitoringRule.objects.select_for_update(of=("self",)).select_related("current_version").get(pk=rule.pk)
+
+
+@transaction.atomic
+def rule_new_version(*, user, rule: MonitoringRule, params: dict, name: str | None = None) -> RuleVersion:
+    """An edit: a new draft version (the live one keeps running until this one is approved)."""
+    rule = _locked(rule)
+    if rule.status == RuleStatus.WAITING:
+        raise NotAllowed("This version waits for approval: withdraw it or have it approved first.")
+    params = clean_params(rule.kind, params)
+    number = (rule.current_version.number if rule.current_version else 0) + 1
+    version = RuleVersion.objects.create(rule=rule, number=number, params=params, created_by=user)
+    rule.current_version = version
+    fields = ["current_version"]
+    if name:
+        rule.name = name
+        fields.append("name")
+    if rule.status != RuleStatus.LIVE or rule.live_version is None:
+        rule.status = RuleStatus.DRAFT
+        fields.append("status")
+    rule.save(update_fields=fields)
+    _audit(user, "monitoring.rule_edit", rule, version=number)
+    return version
+
+
+def pending_draft(rule: MonitoringRule) -> bool:
+    """The current version is a draft not yet submitted (a new rule, or an edit of a live one)."""
+    version = rule.current_version
+    return version is not None and version.approved_at is None and version.submitted_at is None
+
+
+@transaction.atomic
+def rule_submit(*, user, rule: MonitoringRule) -> None:
+    rule = _locked(rule)
+    if not pending_draft(rule):
+        raise NotAllowed("There is no draft to submit.")
+    version = rule.current_version
+    version.submitted_at = timezone.now()
+    version.save(update_fields=["submitted_at"])
+    rule.status = RuleStatus.WAITING
+    rule.save(update_fields=["status"])
+    _audit(user, "monitoring.rule_submit", rule, version=version.number)
+
+
+@transaction.atomic
+def rule_withdraw(*, user, rule: MonitoringRule) -> None:
+    rule = _locked(rule)
+    if rule.status != RuleStatus.WAITING:
+        raise NotAllowed("Nothing waits for approval.")
+    version = rule.current_version
+    version.submitted_at = None
+    version.save(update_fields=["submitted_at"])
+    rule.status = RuleStatus.LIVE if rule.live_version_id else RuleStatus.DRAFT
+    rule.save(update_fields=["status"])
+    _audit(user, "monitoring.rule_withdraw", rule, version=version.number)
+
+
+class MakerRefused(NotAllowed):
+    pass
+
+
+def rule_approve(*, user, rule: MonitoringRule) -> None:
+    """A second person makes the waiting version live; its maker never can (the refusal is
+    audited too)."""
+    try:
+        _approve(user=user, rule=rule)
+    except MakerRefused as exc:
+        audit_record(
+            actor=user,
+            action="monitoring.rule_approve",
+            target_kind="monitoring_rule",
+            target_id=rule.pk,
+            outcome="denied",
+            details={"why": "maker"},
+        )
+        raise NotAllowed(str(exc)) from None
+
+
+@transaction.atomic
+def _approve(*, user, rule: MonitoringRule) -> None:
+    rule = _locked(rule)
+    version = rule.current_version
+    if rule.status != RuleStatus.WAITING or version is None:
+        raise NotAllowed("Nothing waits for approval.")
+    if version.created_by_id == user.pk:
+        raise MakerRefused("You drafted this version: another person must approve it.")
+    version.approved_by, version.approved_at = user, timezone.now()
+    version.save(update_fields=["approved_by", "approved_at"])
+    rule.status, rule.live_version = RuleStatus.LIVE, version
+    rule.save(update_fields=["status", "live_version"])
+    _audit(user, "monitoring.rule_approve", rule, version=version.number)
+
+
+@transaction.atomic
+def rule_pause(*, user, rule: MonitoringRule) -> None:
+    rule = _locked(rule)
+    if rule.status != RuleStatus.LIVE:
+        raise NotAllowed("Only a live rule can be paused.")
+    rule.status = RuleStatus.PAUSED
+    rule.save(update_fields=["status"])
+    _audit(user, "monitoring.rule_pause", rule, version=rule.live_version.number)
+
+
+@transaction.atomic
+def rule_resume(*, user, rule: MonitoringRule) -> None:
+    rule = _locked(rule)
+    if rule.status != RuleStatus.PAUSED or rule.live_version is None:
+        raise NotAllowed("Only a paused rule can be resumed.")
+    rule.status = RuleStatus.LIVE
+    rule.save(update_fields=["status"])
+    _audit(user, "monitoring.rule_resume", rule, version=rule.live_version.number)
+
+
+def version_sentence(version: RuleVersion) -> str:
+    return describe(version.rule.kind, version.params)
+
+
+# --- Decisions ----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def alert_decide(*, user, alert: Alert, decision: str, reason: str) -> Alert:
+    """Decide an open alert (true match, false positive, needs more) with a reason. "Needs
+    more" keeps the alert open: it is a note on the way, audited like the others."""
+    try:
+        alert = Alert.objects.select_for_update().get(pk=alert.pk)
+    except Alert.DoesNotExist:
+        raise NotAllowed("This alert no longer exists.") from None
+    if alert.status != AlertStatus.OPEN:
+        raise NotAllowed("This alert was decided already.")
+    if decision not in AlertDecision.values:
+        raise NotAllowed("Choose a decision.")
+    if not reason.strip():
+        raise NotAllowed("Give a reason.")
+    alert.decision, alert.reason = decision, reason.strip()
+    alert.decided_by, alert.decided_at = user, timezone.now()
+    if decision != AlertDecision.NEEDS_MORE:
+        alert.status = AlertStatus.DECIDED
+    alert.save(update_fields=["decision", "reason", "decided_by", "decided_at", "status"])
+    audit_record(
+        actor=user,
+        action="monitoring.alert_decide",
+        target_kind="monitoring_alert",
+        target_id=alert.pk,
+        details={"decision": decision, "kind": alert.kind},
+    )
+    return alert

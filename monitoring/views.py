@@ -1,0 +1,391 @@
+"""Monitoring's pages under /monitoring/: alerts (list, export, page, decision), rules (list,
+new, page, edit, submit, approve, withdraw, pause, resume, backtest) and watch lists (list,
+import, page)."""
+
+import datetime as dt
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from audit.records import audit_record
+from core.access import require_permission, role_required
+from core.exports import Column, csv_response, refused_filters
+from core.views import page_or_partial, paginate_keyset
+from payments.models import PaymentAccount, Transaction
+
+from . import importers, tasks
+from .filters import AlertFilter
+from .forms import DecideForm, ImportForm, KindForm, RuleForm
+from .models import Alert, AlertDecision, AlertKind, AlertStatus, Backtest, MonitoringRule, RuleKind, WatchList
+from .rules import PARAMS, describe
+from .services import (
+    NotAllowed,
+    alert_decide,
+    pending_draft,
+    rule_approve,
+    rule_create,
+    rule_new_version,
+    rule_pause,
+    rule_resume,
+    rule_submit,
+    rule_withdraw,
+)
+
+PAGE_SIZE = 50
+
+ACTION_LABELS = {
+    "monitoring.rule_create": "Drafted a monitoring rule",
+    "monitoring.rule_edit": "Drafted a new version of a monitoring rule",
+    "monitoring.rule_submit": "Submitted a monitoring rule for approval",
+    "monitoring.rule_withdraw": "Withdrew a monitoring rule from approval",
+    "monitoring.rule_approve": "Approved a monitoring rule",
+    "monitoring.rule_pause": "Paused a monitoring rule",
+    "monitoring.rule_resume": "Resumed a monitoring rule",
+    "monitoring.backtest": "Backtested a monitoring rule",
+    "monitoring.alert_decide": "Decided a monitoring alert",
+    "monitoring.list_import": "Imported a watch list",
+}
+
+EXPORT_COLUMNS = [
+    Column("id", "alertId"),
+    Column("created_at", "raisedAt"),
+    Column("kind", "kind"),
+    Column("status", "status"),
+    Column("customer__customer_id", "customerId"),
+    Column("rule__name", "rule"),
+    Column("rule_version__number", "ruleVersion"),
+    Column("entry__name", "listEntry"),
+    Column("sentence", "why"),
+    Column("decision", "decision"),
+    Column("decided_by__username", "decidedBy"),
+    Column("decided_at", "decidedAt"),
+]
+
+
+# --- Alerts ----------------------------------------------------------------------------------------
+
+
+def _alerts():
+    return Alert.objects.select_related("customer", "rule", "rule_version", "entry__watchlist", "decided_by")
+
+
+@role_required("view_monitoring")
+@require_GET
+def list_alerts(request):
+    filterset = AlertFilter(request.GET, queryset=_alerts())
+    queryset = filterset.qs if filterset.is_valid() else Alert.objects.none()
+    page = paginate_keyset(queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    context = {"filter": filterset, "page": page}
+    return render(request, page_or_partial(request, "monitoring/alerts/list.html"), context)
+
+
+@role_required("view_monitoring")
+@require_GET
+def export_alerts(request):
+    filterset = AlertFilter(request.GET, queryset=Alert.objects.all())
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    return csv_response(filterset.qs.order_by("-created_at", "-id"), EXPORT_COLUMNS, "alerts")
+
+
+def _alert_context(request, alert, form=None) -> dict:
+    transactions = list(Transaction.objects.filter(transaction_id__in=alert.transaction_ids[:50]))
+    order = {tx_id: i for i, tx_id in enumerate(alert.transaction_ids)}
+    transactions.sort(key=lambda tx: order.get(tx.transaction_id, 0))
+    accounts = list(PaymentAccount.objects.filter(account_id__in=alert.account_ids[:50]))
+    open_transfers = []
+    if alert.kind == AlertKind.SCREENING and alert.customer_id:
+        open_transfers = list(
+            Transaction.objects.filter(
+                customer_id=alert.customer_id, status__in=["CREATED", "AWAITING_TRANSFER"]
+            ).order_by("-created_upstream_at")[:20]
+        )
+    return {
+        "alert": alert,
+        "transactions": transactions,
+        "accounts": accounts,
+        "open_transfers": open_transfers,
+        "form": form or DecideForm(),
+        "may_decide": request.user.has_perm("core.decide_alerts") and alert.status == AlertStatus.OPEN,
+        "rule_sentence": describe(alert.rule.kind, alert.rule_version.params) if alert.rule_version else "",
+    }
+
+
+@role_required("view_monitoring")
+@require_GET
+def view_alert(request, pk):
+    alert = get_object_or_404(_alerts(), pk=pk)
+    return render(request, "monitoring/alerts/show.html", _alert_context(request, alert))
+
+
+@role_required("decide_alerts")
+@require_POST
+def decide_alert(request, pk):
+    alert = get_object_or_404(_alerts(), pk=pk)
+    form = DecideForm(request.POST)
+    if form.is_valid():
+        try:
+            alert_decide(
+                user=request.user,
+                alert=alert,
+                decision=form.cleaned_data["decision"],
+                reason=form.cleaned_data["reason"],
+            )
+        except NotAllowed as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Alert decided: {AlertDecision(form.cleaned_data['decision']).label}.")
+        return redirect("monitoring-view-alert", pk=alert.pk)
+    return render(request, "monitoring/alerts/show.html", _alert_context(request, alert, form), status=400)
+
+
+# --- Rules -----------------------------------------------------------------------------------------
+
+
+@role_required("view_monitoring")
+@require_GET
+def list_rules(request):
+    since = timezone.now() - dt.timedelta(days=30)
+    recent = Q(alerts__created_at__gte=since)
+    rules = (
+        MonitoringRule.objects.select_related("current_version", "live_version")
+        .annotate(
+            hits=Count("alerts", filter=recent),
+            decided=Count(
+                "alerts",
+                filter=recent & Q(alerts__decision__in=[AlertDecision.TRUE_MATCH, AlertDecision.FALSE_POSITIVE]),
+            ),
+            false_positives=Count("alerts", filter=recent & Q(alerts__decision=AlertDecision.FALSE_POSITIVE)),
+        )
+        .order_by("name", "pk")[:500]
+    )
+    rows = []
+    for rule in rules:
+        version = rule.live_version or rule.current_version
+        share = round(100 * rule.false_positives / rule.decided) if rule.decided else None
+        rows.append((rule, describe(rule.kind, version.params) if version else "", share))
+    return render(request, "monitoring/rules/list.html", {"rows": rows, "kinds": RuleKind.choices})
+
+
+def _rule(pk):
+    return get_object_or_404(MonitoringRule.objects.select_related("current_version", "live_version"), pk=pk)
+
+
+@role_required("manage_monitoring")
+@require_http_methods(["GET", "POST"])
+def create_rule(request):
+    kind_form = KindForm(request.GET or None)
+    if not kind_form.is_valid():
+        return render(request, "monitoring/rules/choose_kind.html", {"form": KindForm(), "kinds": RuleKind.choices})
+    kind = kind_form.cleaned_data["kind"]
+    form = RuleForm(request.POST or None, kind=kind)
+    if request.method == "POST" and form.is_valid():
+        try:
+            rule = rule_create(user=request.user, name=form.cleaned_data["name"], kind=kind, params=form.params())
+        except ValidationError as exc:
+            _add_errors(form, exc)
+        else:
+            messages.success(request, "Rule drafted. Backtest it, then submit it for approval.")
+            return redirect("monitoring-view-rule", pk=rule.pk)
+    context = {"form": form, "kind": RuleKind(kind), "rule": None}
+    return render(request, "monitoring/rules/form.html", context, status=400 if form.errors else 200)
+
+
+def _add_errors(form, exc: ValidationError) -> None:
+    for name, errors in exc.message_dict.items():
+        form.add_error(name if name in form.fields else None, errors)
+
+
+@role_required("manage_monitoring")
+@require_http_methods(["GET", "POST"])
+def edit_rule(request, pk):
+    rule = _rule(pk)
+    version = rule.current_version
+    form = RuleForm(request.POST or None, kind=rule.kind, initial={"name": rule.name}, initial_params=version.params)
+    if request.method == "POST" and form.is_valid():
+        try:
+            rule_new_version(user=request.user, rule=rule, params=form.params(), name=form.cleaned_data["name"])
+        except ValidationError as exc:
+            _add_errors(form, exc)
+        except NotAllowed as exc:
+            messages.error(request, str(exc))
+            return redirect("monitoring-view-rule", pk=rule.pk)
+        else:
+            messages.success(request, "New version drafted. The live version runs until this one is approved.")
+            return redirect("monitoring-view-rule", pk=rule.pk)
+    context = {"form": form, "kind": RuleKind(rule.kind), "rule": rule}
+    return render(request, "monitoring/rules/form.html", context, status=400 if form.errors else 200)
+
+
+@role_required("view_monitoring")
+@require_GET
+def view_rule(request, pk):
+    rule = _rule(pk)
+    versions = list(rule.versions.select_related("created_by", "approved_by").order_by("-number"))
+    for version in versions:
+        version.sentence = describe(rule.kind, version.params)
+    backtests = list(
+        Backtest.objects.filter(version__rule=rule).select_related("version", "started_by").order_by("-pk")[:10]
+    )
+    alerts = list(_alerts().filter(rule=rule).order_by("-created_at", "-id")[:20])
+    context = {
+        "rule": rule,
+        "versions": versions,
+        "backtests": backtests,
+        "alerts": alerts,
+        "params": PARAMS[rule.kind],
+        "draft": pending_draft(rule),
+        "own_version": rule.current_version and rule.current_version.created_by_id == request.user.pk,
+    }
+    return render(request, "monitoring/rules/show.html", context)
+
+
+def _rule_action(step, done: str):
+    @role_required("manage_monitoring")
+    @require_POST
+    def action(request, pk):
+        rule = _rule(pk)
+        try:
+            step(user=request.user, rule=rule)
+        except NotAllowed as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, done)
+        return redirect("monitoring-view-rule", pk=rule.pk)
+
+    action.__name__ = step.__name__
+    return action
+
+
+submit_rule = _rule_action(rule_submit, "Submitted: another person with the admin role approves it.")
+withdraw_rule = _rule_action(rule_withdraw, "Withdrawn from approval.")
+approve_rule = _rule_action(rule_approve, "Approved: the rule is live.")
+pause_rule = _rule_action(rule_pause, "Paused: the rule raises no alerts until resumed.")
+resume_rule = _rule_action(rule_resume, "Resumed: the rule is live again.")
+
+
+@role_required("manage_monitoring")
+@require_POST
+def backtest_rule(request, pk):
+    rule = _rule(pk)
+    with transaction.atomic():
+        backtest = Backtest.objects.create(version=rule.current_version, started_by=request.user)
+        audit_record(
+            actor=request.user,
+            action="monitoring.backtest",
+            target_kind="monitoring_rule",
+            target_id=rule.pk,
+            details={"version": rule.current_version.number},
+        )
+        transaction.on_commit(lambda: tasks.run_backtest.delay(backtest.pk))
+    return redirect(reverse("monitoring-view-rule", kwargs={"pk": rule.pk}) + f"#backtest-{backtest.pk}")
+
+
+@role_required("view_monitoring")
+@require_GET
+def view_backtest(request, pk):
+    """One backtest: its page, or its row alone for the rule page polling it while it runs."""
+    backtest = get_object_or_404(Backtest.objects.select_related("version__rule", "started_by"), pk=pk)
+    if request.htmx:
+        return render(request, "monitoring/rules/_backtest.html", {"backtest": backtest})
+    sentence = describe(backtest.version.rule.kind, backtest.version.params)
+    return render(request, "monitoring/rules/backtest.html", {"backtest": backtest, "sentence": sentence})
+
+
+# --- Watch lists ------------------------------------------------------------------------------------
+
+
+@role_required("view_monitoring")
+@require_GET
+def list_watchlists(request):
+    lists = WatchList.objects.select_related("imported_by").order_by("name")[:200]
+    return render(request, "monitoring/lists/list.html", {"lists": lists, "form": ImportForm()})
+
+
+def _import(request, watchlist, form):
+    data = form.cleaned_data
+    uploads = {k: data.get(k).read() if data.get(k) else b"" for k in ("main", "aliases", "addresses")}
+    try:
+        entries = importers.read_files(data.get("format") or "", **uploads)
+    except importers.ImportRefused as exc:
+        form.add_error("main", str(exc))
+        return None
+    with transaction.atomic():
+        if watchlist is None:
+            fmt = data.get("format") or importers.detect_format(importers._text(uploads["main"]))
+            watchlist = WatchList.objects.create(name=data["name"], format=fmt)
+        watchlist.match_threshold = data["match_threshold"]
+        watchlist.save(update_fields=["match_threshold"])
+        watchlist = importers.import_entries(watchlist, entries, user=request.user)
+        audit_record(
+            actor=request.user,
+            action="monitoring.list_import",
+            target_kind="watchlist",
+            target_id=watchlist.pk,
+            details={"entries": watchlist.entry_count, "addresses": watchlist.address_count},
+        )
+        WatchList.objects.filter(pk=watchlist.pk).update(screening_status="queued")
+        list_pk = watchlist.pk
+        transaction.on_commit(lambda: tasks.rescreen_mirror.delay(list_pk))
+    return watchlist
+
+
+@role_required("manage_monitoring")
+@require_POST
+def import_watchlist(request):
+    form = ImportForm(request.POST, request.FILES, new=True)
+    if form.is_valid():
+        if WatchList.objects.filter(name=form.cleaned_data["name"]).exists():
+            form.add_error("name", "A list has this name already: import into it from its page.")
+        else:
+            watchlist = _import(request, None, form)
+            if watchlist is not None:
+                messages.success(request, f"Imported {watchlist.entry_count} entries; the mirror is screened again.")
+                return redirect("monitoring-view-watchlist", pk=watchlist.pk)
+    lists = WatchList.objects.order_by("name")[:200]
+    return render(request, "monitoring/lists/list.html", {"lists": lists, "form": form}, status=400)
+
+
+@role_required("view_monitoring")
+@require_http_methods(["GET", "POST"])
+def view_watchlist(request, pk):
+    watchlist = get_object_or_404(WatchList.objects.select_related("imported_by"), pk=pk)
+    form = ImportForm(new=False, initial={"match_threshold": watchlist.match_threshold})
+    if request.method == "POST":
+        require_permission(request.user, "manage_monitoring")
+        form = ImportForm(request.POST, request.FILES, new=False)
+        if form.is_valid() and _import(request, watchlist, form) is not None:
+            messages.success(request, "Imported again; the mirror is screened again.")
+            return redirect("monitoring-view-watchlist", pk=watchlist.pk)
+    entries = watchlist.entries.order_by("name", "pk")[:50]
+    template = page_or_partial(request, "monitoring/lists/show.html", "progress")
+    status = 400 if form.errors else 200
+    return render(request, template, {"watchlist": watchlist, "entries": entries, "form": form}, status=status)
+
+
+urlpatterns = [
+    path("", list_alerts, name="monitoring-list-alerts"),
+    path("alerts/export.csv", export_alerts, name="monitoring-export-alerts"),
+    path("alerts/<int:pk>/", view_alert, name="monitoring-view-alert"),
+    path("alerts/<int:pk>/decide", decide_alert, name="monitoring-decide-alert"),
+    path("rules/", list_rules, name="monitoring-list-rules"),
+    path("rules/new", create_rule, name="monitoring-create-rule"),
+    path("rules/<int:pk>/", view_rule, name="monitoring-view-rule"),
+    path("rules/<int:pk>/edit", edit_rule, name="monitoring-edit-rule"),
+    path("rules/<int:pk>/submit", submit_rule, name="monitoring-submit-rule"),
+    path("rules/<int:pk>/withdraw", withdraw_rule, name="monitoring-withdraw-rule"),
+    path("rules/<int:pk>/approve", approve_rule, name="monitoring-approve-rule"),
+    path("rules/<int:pk>/pause", pause_rule, name="monitoring-pause-rule"),
+    path("rules/<int:pk>/resume", resume_rule, name="monitoring-resume-rule"),
+    path("rules/<int:pk>/backtest", backtest_rule, name="monitoring-backtest-rule"),
+    path("backtests/<int:pk>/", view_backtest, name="monitoring-view-backtest"),
+    path("lists/", list_watchlists, name="monitoring-list-watchlists"),
+    path("lists/import", import_watchlist, name="monitoring-import-watchlist"),
+    path("lists/<int:pk>/", view_watchlist, name="monitoring-view-watchlist"),
+]
