@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "customers",
     "payments",
     "mirror",
+    "search",
 ]
 if SANDBOX_MOUNTED:
     # The emulator of the Payments API, its tables and its DRF views: only where it is the
@@ -108,6 +109,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "mirror.context_processors.upstream_status",
+                "search.navigation.navigation",
             ],
         },
     },

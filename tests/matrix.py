@@ -4,5 +4,6 @@ from tests.core.access import ACCESS as CORE
 from tests.customers.access import ACCESS as CUSTOMERS
 from tests.mirror.access import ACCESS as MIRROR
 from tests.payments.access import ACCESS as PAYMENTS
+from tests.search.access import ACCESS as SEARCH
 
-MATRIX = {**CORE, **CUSTOMERS, **PAYMENTS, **MIRROR}
+MATRIX = {**CORE, **CUSTOMERS, **PAYMENTS, **MIRROR, **SEARCH}

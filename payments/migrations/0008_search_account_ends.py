@@ -1,0 +1,33 @@
+"""The search box finds a payment account by the last digits of its bank account (the API's
+mask, "****6789") or the end of its wallet address, and by its wallet address or the start of
+one: two expression indexes (text_pattern_ops, so that LIKE 'x%' uses them whatever the
+collation). The expressions are those of search/kinds.py, ACCOUNT_TAIL_SQL and
+ACCOUNT_ADDRESS_SQL, character for character: PostgreSQL uses an expression index only for
+the same expression (tests/search/test_plans.py checks that it does). PostgreSQL only."""
+
+from django.db import migrations
+
+INDEXES = {
+    "account_search_tail": "reverse(lower(coalesce(\"details\" ->> 'bankAccountMask', \"details\" -> 'address' ->> 'address', '')))",
+    "account_search_address": "lower(\"details\" -> 'address' ->> 'address')",
+}
+
+
+def create(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        for name, expression in INDEXES.items():
+            schema_editor.execute(
+                f"CREATE INDEX IF NOT EXISTS {name} ON payments_paymentaccount (({expression}) text_pattern_ops)"
+            )
+
+
+def drop(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        for name in INDEXES:
+            schema_editor.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+class Migration(migrations.Migration):
+    dependencies = [("payments", "0007_stuck_version_index")]
+
+    operations = [migrations.RunPython(create, drop, elidable=False)]

@@ -1,0 +1,56 @@
+"""One search over the kinds a staff member may see (search.kinds.KINDS)."""
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from .kinds import KINDS, Hit, Kind
+from .query import Query
+
+# Rows per kind: in the results page, in the drop-down under the box, and on the page of one
+# kind ("see all").
+PAGE_LIMIT = 8
+DROPDOWN_LIMIT = 4
+KIND_LIMIT = 50
+
+
+@dataclass
+class Group:
+    kind: Kind
+    hits: list[Hit]
+    more: bool  # there are more than shown
+    more_url: str  # the list (or this page) showing them
+
+
+def kinds_for(user) -> list[Kind]:
+    """The kinds whose list page the member may open; the others are neither searched nor shown."""
+    return [kind for kind in KINDS if user.has_perm(f"core.{kind.permission}")]
+
+
+def search(user, q: Query, *, limit: int, only: str = "") -> list[Group]:
+    if q.too_short:
+        return []
+    groups = []
+    for kind in kinds_for(user):
+        if only and kind.key != only:
+            continue
+        hits = kind.find(q, limit + 1)
+        if not hits:
+            continue
+        own_page = reverse("search") + "?" + urlencode({"q": q.text, "kind": kind.key})
+        groups.append(
+            Group(
+                kind=kind,
+                hits=hits[:limit],
+                more=len(hits) > limit,
+                more_url=kind.list_url(q) if kind.list_url else own_page,
+            )
+        )
+    return groups
+
+
+def exact_match(groups: list[Group]) -> Hit | None:
+    """The one record whose id is exactly the query, if there is one and only one."""
+    exact = [hit for group in groups for hit in group.hits if hit.exact]
+    return exact[0] if len(exact) == 1 else None
