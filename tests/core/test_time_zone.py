@@ -26,7 +26,7 @@ def test_a_user_with_berlin_sees_local_times_and_the_utc_title(client, make_staf
 
     assert '<span title="2026-01-15 09:05 UTC">2026-01-15 10:05</span>' in html
     assert 'datetime="2026-01-15T10:05:00+01:00"' in html
-    assert ">Europe/Berlin</a>" in html  # the zone is named in the top bar
+    assert ">Time zone: Europe/Berlin</a>" in html  # the zone is named in the member's menu
 
 
 def test_without_a_zone_times_are_utc_and_the_browser_is_asked(client, make_staff):
