@@ -159,11 +159,11 @@ def main():
     from django.db import connection
     from django.test import Client
     from django.urls import reverse
+    from sweep import build
 
     from core.roles import sync_role_groups
     from customers.models import Customer
     from payments.models import PaymentAccount
-    from sweep import build
 
     seconds = 0.0
     if not reuse:
