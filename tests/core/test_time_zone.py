@@ -62,7 +62,7 @@ def test_the_user_changes_the_zone_and_it_follows_them_to_the_next_login(client,
     assert event.actor == user and event.details["time_zone"] == "Europe/Berlin"
     client.logout()
     client.force_login(user)
-    assert ">Europe/Berlin</a>" in client.get(URL).content.decode()
+    assert ">Time zone: Europe/Berlin</a>" in client.get(URL).content.decode()
 
 
 def test_an_unknown_zone_is_refused_and_nothing_kept(client, make_staff):
@@ -82,5 +82,5 @@ def test_the_zone_costs_no_query_per_page(client, make_staff):
     client.force_login(user)  # the login copies the zone into the session
     with CaptureQueriesContext(connection) as queries:
         response = client.get(URL)
-    assert ">Europe/Berlin</a>" in response.content.decode()
+    assert ">Time zone: Europe/Berlin</a>" in response.content.decode()
     assert not [q for q in queries.captured_queries if "staffpreference" in q["sql"]]
