@@ -88,6 +88,22 @@ def setup_django(name: str, *, keep: bool = False, reuse: bool = False) -> None:
     call_command("migrate", verbosity=0)
 
 
+def pages_without_upstream(name: str, *, keep: bool = False, reuse: bool = False) -> bool:
+    """The pages of the mirror in production settings, with no upstream to call, against
+    database `name` (made and migrated, or with `reuse` the one an earlier `keep` left when it
+    exists); static files named as they are (no manifest). Returns whether it was reused."""
+    os.environ.update(production_env(ALLOWED_HOSTS="testserver", PAYMENTS_API_BASE_URL="http://127.0.0.1:9/unused"))
+    reuse = reuse and database_exists(name)
+    setup_django(name, keep=keep or reuse, reuse=reuse)
+    from django.conf import settings
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    return reuse
+
+
 def in_process_upstream():
     """Point the back-office client at the mounted sandbox through WSGI, with a new key.
 

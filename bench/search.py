@@ -19,6 +19,7 @@ import os
 import sys
 import time
 import warnings
+from urllib.parse import urlencode
 
 warnings.filterwarnings("ignore", message="No directory at")
 
@@ -143,17 +144,9 @@ def main():
     parser.add_argument("--reuse", action="store_true", help="the data of an earlier --keep run: no build")
     args = parser.parse_args()
 
-    from _setup import count_queries, database_exists, machine_speed, percentile, production_env, setup_django
+    from _setup import count_queries, machine_speed, pages_without_upstream, percentile
 
-    os.environ.update(production_env(ALLOWED_HOSTS="testserver", PAYMENTS_API_BASE_URL="http://127.0.0.1:9/unused"))
-    reuse = args.reuse and database_exists(args.database)
-    setup_django(args.database, keep=args.keep or reuse, reuse=reuse)
-    from django.conf import settings
-
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
+    reuse = pages_without_upstream(args.database, keep=args.keep, reuse=args.reuse)
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group, Permission
     from django.db import connection
@@ -180,7 +173,7 @@ def main():
 
     results = []
     for what, q, expected in cases(Customer.objects.count()):
-        url = reverse("search") + "?" + __import__("urllib.parse").parse.urlencode({"q": q})
+        url = reverse("search") + "?" + urlencode({"q": q})
         for _ in range(2):
             response = client.get(url)
             assert response.status_code == expected, (what, q, response.status_code)

@@ -208,17 +208,9 @@ def main():
     parser.add_argument("--reuse", action="store_true", help="the data of an earlier --keep run: no build")
     args = parser.parse_args()
 
-    from _setup import count_queries, database_exists, percentile, production_env, setup_django
+    from _setup import count_queries, pages_without_upstream, percentile
 
-    os.environ.update(production_env(ALLOWED_HOSTS="testserver", PAYMENTS_API_BASE_URL="http://127.0.0.1:9/unused"))
-    reuse = args.reuse and database_exists(args.database)
-    setup_django(args.database, keep=args.keep or reuse, reuse=reuse)
-    from django.conf import settings
-
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
+    reuse = pages_without_upstream(args.database, keep=args.keep, reuse=args.reuse)
     import datetime as dt
 
     from django.contrib.auth import get_user_model

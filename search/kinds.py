@@ -62,6 +62,10 @@ class Kind:
     list_url: Callable[[Query], str] | None = None
 
 
+def _joined(*parts) -> str:
+    return " · ".join(str(part) for part in parts if part)
+
+
 def _first(ways, limit: int) -> list:
     """The rows of each way (a sliced queryset, run in turn), without repeats, at most `limit`."""
     seen, rows = set(), []
@@ -94,7 +98,7 @@ def find_customers(q: Query, limit: int) -> list[Hit]:
     return [
         Hit(
             title=row.name or row.customer_id,
-            detail=" · ".join(p for p in (row.email, labels.label(labels.CUSTOMER_TYPE, row.customer_type)) if p),
+            detail=_joined(row.email, labels.label(labels.CUSTOMER_TYPE, row.customer_type)),
             status=labels.label(labels.STATUS, row.status),
             code=row.status,
             url=reverse("customers-view-customer", args=[row.customer_id]),
@@ -140,14 +144,10 @@ def find_transactions(q: Query, limit: int) -> list[Hit]:
     return [
         Hit(
             title=row.transaction_id,
-            detail=" · ".join(
-                p
-                for p in (
-                    f"{_money(row.source_amount, row.source_currency)} → "
-                    f"{_money(row.destination_amount, row.destination_currency)}",
-                    _customer_name(row.customer),
-                )
-                if p
+            detail=_joined(
+                f"{_money(row.source_amount, row.source_currency)} → "
+                f"{_money(row.destination_amount, row.destination_currency)}",
+                _customer_name(row.customer),
             ),
             status=labels.label(labels.STATUS, row.status),
             code=row.status,
@@ -182,7 +182,7 @@ def find_quotes(q: Query, limit: int) -> list[Hit]:
     hits = [
         Hit(
             title=row.quote_id,
-            detail=" · ".join(p for p in (_quote_terms(row), _customer_name(row.customer)) if p),
+            detail=_joined(_quote_terms(row), _customer_name(row.customer)),
             status="Used" if row.used else ("Expired" if row.expires_at <= now else "Open"),
             code="COMPLETED" if row.used else ("EXPIRED" if row.expires_at <= now else "PENDING"),
             url=reverse("payments-view-quote", args=[row.quote_id]),
@@ -228,7 +228,7 @@ def find_rules(q: Query, limit: int) -> list[Hit]:
     return [
         Hit(
             title=row.name or row.rule_id,
-            detail=" · ".join(p for p in (row.rule_id, _customer_name(row.customer)) if p),
+            detail=_joined(row.rule_id, _customer_name(row.customer)),
             status="Gone from the Payments API" if row.missing_upstream else "In force",
             code="DEACTIVATED" if row.missing_upstream else "ACTIVE",
             url=reverse("payments-view-automation-rule", args=[row.pk]),
@@ -265,7 +265,7 @@ def find_accounts(q: Query, limit: int) -> list[Hit]:
     return [
         Hit(
             title=row.display_name,
-            detail=" · ".join(p for p in (row.account_id or "pending", _customer_name(row.customer)) if p),
+            detail=_joined(row.account_id or "pending", _customer_name(row.customer)),
             status=labels.label(labels.STATUS, row.status),
             code=row.status,
             url=reverse("payments-view-payment-account", args=[row.pk]),
