@@ -93,7 +93,8 @@ def cases(customers: int) -> list[tuple[str, str, int]]:
     return [
         ("name, common start", "Customer 1", 200),
         ("name, rare start", f"Customer {rare}", 200),
-        ("word inside a name", f"ustomer {rare}", 200),
+        ("word inside a name", f"{rare}", 200),
+        ("inside a name, only common letters", f"ustomer {rare}", 200),
         ("e-mail", f"c{rare}@example.com", 200),
         ("e-mail, start", f"c{rare}@", 200),
         ("customer id", h(f"c{rare}"), 302),
@@ -121,14 +122,17 @@ def plans(client, url: str) -> list[str]:
         client.get(url)
     scans = []
     with connection.cursor() as cursor:
+        # As the search runs them (search.results.index_plans).
+        cursor.execute("SET enable_seqscan = off")
         for query in captured.captured_queries:
             sql = query["sql"]
-            if not sql.lstrip().upper().startswith("SELECT"):
+            if not sql.lstrip().upper().startswith("SELECT"):  # SET LOCAL, SAVEPOINT, UPDATE of the session
                 continue
             cursor.execute("EXPLAIN " + sql.replace("%", "%%"))
             for (line,) in cursor.fetchall():
                 if "Seq Scan" in line and any(table in line for table in LARGE_TABLES):
                     scans.append(line.strip())
+        cursor.execute("RESET enable_seqscan")
     return scans
 
 

@@ -35,8 +35,9 @@ ACCOUNT_TAIL_SQL = (
     "reverse(lower(coalesce(\"details\" ->> 'bankAccountMask', \"details\" -> 'address' ->> 'address', '')))"
 )
 ACCOUNT_ADDRESS_SQL = "lower(\"details\" -> 'address' ->> 'address')"
-# Words inside a name ("Lovelace" in "Ada Lovelace") are looked for only when the name's start
-# found fewer than a group holds, and only from this many letters (a trigram index).
+# Words inside a name ("Lovelace" in "Ada Lovelace") are looked for only when no name, e-mail
+# or id starts with what was typed, and only from this many letters (a trigram index, whose
+# cost grows with how common the typed letters' trigrams are: a last resort, not a first way).
 WORD_MIN = 3
 
 
@@ -91,10 +92,8 @@ def find_customers(q: Query, limit: int) -> list[Hit]:
         ways.append(base.filter(name__istartswith=q.text)[:limit])
     ways.append(base.filter(email__istartswith=q.text)[:limit])
     rows = _first(ways, limit)
-    if len(rows) < limit and len(q.text) >= WORD_MIN and not q.has_at:
-        found = [row.pk for row in rows]
-        ways = [base.filter(name__icontains=q.text).exclude(pk__in=found)[: limit - len(rows)]]
-        rows += _first(ways, limit - len(rows))
+    if not rows and len(q.text) >= WORD_MIN and not q.has_at:
+        rows = list(base.filter(name__icontains=q.text)[:limit])
     return [
         Hit(
             title=row.name or row.customer_id,

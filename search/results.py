@@ -1,8 +1,10 @@
 """One search over the kinds a staff member may see (search.kinds.KINDS)."""
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from django.db import connection, transaction
 from django.urls import reverse
 
 from .kinds import KINDS, Hit, Kind
@@ -28,14 +30,32 @@ def kinds_for(user) -> list[Kind]:
     return [kind for kind in KINDS if user.has_perm(f"core.{kind.permission}")]
 
 
+@contextmanager
+def index_plans():
+    """Every way of the search has an index made for it; on PostgreSQL its statements run with
+    sequential scans priced out. Left to itself the planner reads a common prefix ("Customer 1",
+    a ninth of the customers by its estimate) by a sequential scan that stops at the LIMIT:
+    quick while the matches are spread evenly through the table, a read of the whole table when
+    they sit at its end. With the setting the index range is read, whatever the prefix."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+        yield
+
+
 def search(user, q: Query, *, limit: int, only: str = "") -> list[Group]:
     if q.too_short:
         return []
+    kinds = [kind for kind in kinds_for(user) if not only or kind.key == only]
+    if not kinds:
+        return []
+    with index_plans():
+        found = [(kind, kind.find(q, limit + 1)) for kind in kinds]
     groups = []
-    for kind in kinds_for(user):
-        if only and kind.key != only:
-            continue
-        hits = kind.find(q, limit + 1)
+    for kind, hits in found:
         if not hits:
             continue
         own_page = reverse("search") + "?" + urlencode({"q": q.text, "kind": kind.key})
