@@ -113,27 +113,35 @@ def cases(customers: int) -> list[tuple[str, str, int]]:
     ]
 
 
-def plans(client, url: str) -> list[str]:
-    """The large tables any statement of one request reads by a sequential scan."""
+def plans(client, url: str) -> tuple[list[str], float]:
+    """(the large tables any statement of one request reads by a sequential scan, the sum of
+    the statements' execution times in the database, ms), by EXPLAIN ANALYZE of each as the
+    search runs it (search.results.index_plans)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as captured:
         client.get(url)
-    scans = []
+    scans, database_ms = [], 0.0
+
+    def walk(node):
+        if node["Node Type"] == "Seq Scan" and node.get("Relation Name") in LARGE_TABLES:
+            scans.append(f"Seq Scan on {node['Relation Name']}")
+        for child in node.get("Plans", []):
+            walk(child)
+
     with connection.cursor() as cursor:
-        # As the search runs them (search.results.index_plans).
         cursor.execute("SET enable_seqscan = off")
         for query in captured.captured_queries:
             sql = query["sql"]
-            if not sql.lstrip().upper().startswith("SELECT"):  # SET LOCAL, SAVEPOINT, UPDATE of the session
+            if not sql.lstrip().upper().startswith("SELECT"):  # SET LOCAL, SAVEPOINT, the session's UPDATE
                 continue
-            cursor.execute("EXPLAIN " + sql.replace("%", "%%"))
-            for (line,) in cursor.fetchall():
-                if "Seq Scan" in line and any(table in line for table in LARGE_TABLES):
-                    scans.append(line.strip())
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql.replace("%", "%%"))
+            [plan] = cursor.fetchone()[0]
+            database_ms += plan["Execution Time"] + plan.get("Planning Time", 0)
+            walk(plan["Plan"])
         cursor.execute("RESET enable_seqscan")
-    return scans
+    return scans, round(database_ms, 2)
 
 
 def main():
@@ -195,9 +203,9 @@ def main():
                 "p50_ms": round(percentile(times, 0.5), 1),
                 "p99_ms": round(percentile(times, 0.99), 1),
                 "queries": queries,
-                "seq_scans": plans(client, url),
             }
         )
+        results[-1]["seq_scans"], results[-1]["database_ms"] = plans(client, url)
         print(json.dumps(results[-1]), file=sys.stderr)
     summary = {
         "customers": Customer.objects.count(),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import BooleanField, Exists, OuterRef, Q
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
@@ -39,6 +40,9 @@ ACCOUNT_ADDRESS_SQL = "lower(\"details\" -> 'address' ->> 'address')"
 # or id starts with what was typed, and only from this many letters (a trigram index, whose
 # cost grows with how common the typed letters' trigrams are: a last resort, not a first way).
 WORD_MIN = 3
+# A quote made outside the back-office is found by its whole id only (this long at least: a
+# UUID has 36 characters), from the transaction that used it.
+FULL_ID = 20
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,11 @@ def _joined(*parts) -> str:
 
 
 def _first(ways, limit: int) -> list:
-    """The rows of each way (a sliced queryset, run in turn), without repeats, at most `limit`."""
+    """The rows of the ways (sliced querysets of one model), the first way's first, without
+    repeats, at most `limit`. Where the database runs a UNION of LIMITed selects (PostgreSQL)
+    they are one statement; elsewhere one each, in turn, until `limit` rows are found."""
+    if len(ways) > 1 and connection.features.supports_slicing_ordering_in_compound:
+        ways = [ways[0].union(*ways[1:], all=True)]
     seen, rows = set(), []
     for way in ways:
         if len(rows) >= limit:
@@ -190,7 +198,7 @@ def find_quotes(q: Query, limit: int) -> list[Hit]:
         )
         for row in rows
     ]
-    if not any(hit.exact for hit in hits):
+    if len(q.text) >= FULL_ID and not any(hit.exact for hit in hits):
         used = Transaction.objects.only("transaction_id", "quote_id").filter(quote_id=q.text).first()
         if used:
             hits.insert(
