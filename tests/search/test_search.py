@@ -205,6 +205,7 @@ def test_a_group_is_bounded_and_links_to_the_list_filtered(admin):
     page = found(admin, "Helix")
     assert page.count(">Helix Analytics</a>") == 8
     assert reverse("customers-list-customers") + "?view=all&amp;q=Helix" in page
+    assert "See all customers in the list" in page
     # The list it links to shows them.
     listed = admin.get(reverse("customers-list-customers"), {"view": "all", "q": "Helix"}).content.decode()
     assert listed.count("Helix Analytics") >= 12
@@ -217,6 +218,7 @@ def test_a_kind_without_a_fitting_list_filter_lists_more_on_the_search_page(admi
     assert page.count('href="/payments/transactions/abcd') == 8
     more = reverse("search") + "?q=abcd&amp;kind=transactions"
     assert more in page
+    assert ">See more transactions</a>" in page
     assert found(admin, "abcd", kind="transactions").count('href="/payments/transactions/abcd') == 10
 
 
@@ -244,6 +246,13 @@ def test_the_drop_down_lists_without_jumping(admin, ada):
     assert "<html" not in body
     assert reverse("customers-view-customer", args=[ada.customer_id]) in body
     assert "All results for" in body
+
+
+def test_the_drop_down_is_empty_once_the_box_is_cleared(admin):
+    response = admin.get(SEARCH, {"q": ""}, headers={"HX-Request": "true"})
+    assert response.content.decode().strip() == ""
+    response = admin.get(SEARCH, {"q": "a"}, headers={"HX-Request": "true"})
+    assert "Type at least 2 characters." in response.content.decode()
 
 
 def test_the_search_box_is_on_every_page(admin):
