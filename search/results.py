@@ -23,6 +23,7 @@ class Group:
     hits: list[Hit]
     more: bool  # there are more than shown
     more_url: str  # the list (or this page) showing them
+    in_list: bool  # more_url is the kind's list page
 
 
 def kinds_for(user) -> list[Kind]:
@@ -65,6 +66,7 @@ def search(user, q: Query, *, limit: int, only: str = "") -> list[Group]:
                 hits=hits[:limit],
                 more=len(hits) > limit,
                 more_url=kind.list_url(q) if kind.list_url else own_page,
+                in_list=kind.list_url is not None,
             )
         )
     return groups
