@@ -53,7 +53,6 @@ class Hit:
     code: str  # the code behind the status (its title, its badge's colour); "" when none
     url: str
     exact: bool = False  # the query is this record's id: the search goes straight to it
-    key: object = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +109,6 @@ def find_customers(q: Query, limit: int) -> list[Hit]:
             code=row.status,
             url=reverse("customers-view-customer", args=[row.customer_id]),
             exact=row.customer_id == q.text,
-            key=row.customer_id,
         )
         for row in rows
     ]
@@ -160,7 +158,6 @@ def find_transactions(q: Query, limit: int) -> list[Hit]:
             code=row.status,
             url=reverse("payments-view-transaction", args=[row.transaction_id]),
             exact=row.transaction_id == q.text,
-            key=row.transaction_id,
         )
         for row in rows
     ]
@@ -194,7 +191,6 @@ def find_quotes(q: Query, limit: int) -> list[Hit]:
             code="COMPLETED" if row.used else ("EXPIRED" if row.expires_at <= now else "PENDING"),
             url=reverse("payments-view-quote", args=[row.quote_id]),
             exact=row.quote_id == q.text,
-            key=row.quote_id,
         )
         for row in rows
     ]
@@ -210,7 +206,6 @@ def find_quotes(q: Query, limit: int) -> list[Hit]:
                     code="COMPLETED",
                     url=reverse("payments-view-quote", args=[used.quote_id]),
                     exact=True,
-                    key=used.quote_id,
                 ),
             )
     return hits[:limit]
@@ -240,7 +235,6 @@ def find_rules(q: Query, limit: int) -> list[Hit]:
             code="DEACTIVATED" if row.missing_upstream else "ACTIVE",
             url=reverse("payments-view-automation-rule", args=[row.pk]),
             exact=row.rule_id == q.text,
-            key=row.rule_id,
         )
         for row in rows
     ]
@@ -277,7 +271,6 @@ def find_accounts(q: Query, limit: int) -> list[Hit]:
             code=row.status,
             url=reverse("payments-view-payment-account", args=[row.pk]),
             exact=bool(row.account_id) and row.account_id == q.text,
-            key=row.account_id,
         )
         for row in _first(ways, limit)
     ]
@@ -306,7 +299,6 @@ def find_staff(q: Query, limit: int) -> list[Hit]:
             status="Active" if row.is_active else "Deactivated",
             code="ACTIVE" if row.is_active else "DEACTIVATED",
             url=reverse("core-view-staff", args=[row.pk]),
-            key=row.username,
         )
         for row in rows
     ]
