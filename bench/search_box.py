@@ -8,9 +8,9 @@ full id and the start of the id of each kind, the last digits of a bank account,
 address and its start, a colleague. Each case is also EXPLAINed: a sequential scan of a large
 table in any of its statements is reported. Prints one JSON object.
 
-    .venv/bin/python bench/search.py --customers 50000 --transactions 250000   # small
-    .venv/bin/python bench/search.py        # full size
-    .venv/bin/python bench/search.py --reuse --database bench_sweep   # the data of a kept sweep
+    .venv/bin/python bench/search_box.py --customers 50000 --transactions 250000   # small
+    .venv/bin/python bench/search_box.py        # full size
+    .venv/bin/python bench/search_box.py --reuse --database bench_sweep   # the data of a kept sweep
 """
 
 import argparse
