@@ -10,7 +10,10 @@ table in any of its statements is reported. Prints one JSON object.
 
     .venv/bin/python bench/search_box.py --customers 50000 --transactions 250000   # small
     .venv/bin/python bench/search_box.py        # full size
-    .venv/bin/python bench/search_box.py --reuse --database bench_sweep   # the data of a kept sweep
+    .venv/bin/python bench/search_box.py --keep      # the data kept; --reuse measures it again
+
+(Not bench/search.py: run from bench/, that name would hide the project's `search` package
+from the other benchmarks.)
 """
 
 import argparse
