@@ -165,6 +165,23 @@ def signed_event(secret: str, customer_id: str, *, event_id: str = "", msg_id: s
     return event_id, body, headers
 
 
+def time_page(client, url: str, *, status: int = 200, repeats: int) -> dict:
+    """{"p50_ms", "p99_ms", "queries"} of `url`: two requests first (each answering `status`),
+    then the fewer statements of two (once a minute a request also refreshes the session's
+    expiry, core.middleware.IdleSessionMiddleware, 2 statements, which one count alone may
+    catch), then `repeats` timed requests."""
+    for _ in range(2):
+        response = client.get(url)
+        assert response.status_code == status, (url, response.status_code)
+    queries = min(count_queries(lambda: client.get(url)) for _ in range(2))
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": round(percentile(times, 0.5), 1), "p99_ms": round(percentile(times, 0.99), 1), "queries": queries}
+
+
 def count_queries(call) -> int:
     """SQL statements one call runs. A wrapper, not connection.queries: that log is a bounded
     deque that may be full, and it needs DEBUG."""

@@ -161,7 +161,7 @@ def main():
     parser.add_argument("--reuse", action="store_true", help="the data of an earlier --keep run: no build")
     args = parser.parse_args()
 
-    from _setup import count_queries, machine_speed, pages_without_upstream, percentile
+    from _setup import machine_speed, pages_without_upstream, time_page
 
     reuse = pages_without_upstream(args.database, keep=args.keep, reuse=args.reuse)
     from django.contrib.auth import get_user_model
@@ -191,24 +191,8 @@ def main():
     results = []
     for what, q, expected in cases(Customer.objects.count()):
         url = reverse("search") + "?" + urlencode({"q": q})
-        for _ in range(2):
-            response = client.get(url)
-            assert response.status_code == expected, (what, q, response.status_code)
-        queries = min(count_queries(lambda u=url: client.get(u)) for _ in range(2))
-        times = []
-        for _ in range(args.repeats):
-            started = time.perf_counter()
-            client.get(url)
-            times.append((time.perf_counter() - started) * 1000)
         results.append(
-            {
-                "case": what,
-                "q": q,
-                "status": expected,
-                "p50_ms": round(percentile(times, 0.5), 1),
-                "p99_ms": round(percentile(times, 0.99), 1),
-                "queries": queries,
-            }
+            {"case": what, "q": q, "status": expected, **time_page(client, url, status=expected, repeats=args.repeats)}
         )
         results[-1]["seq_scans"], results[-1]["database_ms"] = plans(client, url)
         print(json.dumps(results[-1]), file=sys.stderr)
