@@ -80,7 +80,7 @@ test: $(DEV) chromium lint
 # One process: workers measured no faster here (docs/operations.md, "Test suite").
 check: lint
 	$(PYTEST) -x -m "not browser and not services and not slow" \
-	  tests/core tests/staff tests/customers tests/payments tests/mirror tests/paymentsapi
+	  tests/core tests/staff tests/customers tests/payments tests/mirror tests/paymentsapi tests/search tests/monitoring
 
 clean:
 	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles

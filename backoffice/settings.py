@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "payments",
     "mirror",
     "monitoring",
+    "search",
 ]
 if SANDBOX_MOUNTED:
     # The emulator of the Payments API, its tables and its DRF views: only where it is the
@@ -135,6 +136,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "mirror.context_processors.upstream_status",
                 "staff.accounts.login_options",
+                "search.navigation.navigation",
             ],
         },
     },

@@ -16,6 +16,7 @@ urlpatterns = [
     path("customers/", include("customers.urls")),
     path("payments/", include("payments.urls")),
     path("monitoring/", include("monitoring.urls")),
+    path("search/", include("search.urls")),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),

@@ -88,6 +88,22 @@ def setup_django(name: str, *, keep: bool = False, reuse: bool = False) -> None:
     call_command("migrate", verbosity=0)
 
 
+def pages_without_upstream(name: str, *, keep: bool = False, reuse: bool = False) -> bool:
+    """The pages of the mirror in production settings, with no upstream to call, against
+    database `name` (made and migrated, or with `reuse` the one an earlier `keep` left when it
+    exists); static files named as they are (no manifest). Returns whether it was reused."""
+    os.environ.update(production_env(ALLOWED_HOSTS="testserver", PAYMENTS_API_BASE_URL="http://127.0.0.1:9/unused"))
+    reuse = reuse and database_exists(name)
+    setup_django(name, keep=keep or reuse, reuse=reuse)
+    from django.conf import settings
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    return reuse
+
+
 def in_process_upstream():
     """Point the back-office client at the mounted sandbox through WSGI, with a new key.
 
@@ -147,6 +163,23 @@ def signed_event(secret: str, customer_id: str, *, event_id: str = "", msg_id: s
     )
     headers = signature_headers(secret, msg_id or f"msg_{uuid.uuid4().hex}", now, body)
     return event_id, body, headers
+
+
+def time_page(client, url: str, *, status: int = 200, repeats: int) -> dict:
+    """{"p50_ms", "p99_ms", "queries"} of `url`: two requests first (each answering `status`),
+    then the fewer statements of two (once a minute a request also refreshes the session's
+    expiry, core.middleware.IdleSessionMiddleware, 2 statements, which one count alone may
+    catch), then `repeats` timed requests."""
+    for _ in range(2):
+        response = client.get(url)
+        assert response.status_code == status, (url, response.status_code)
+    queries = min(count_queries(lambda: client.get(url)) for _ in range(2))
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": round(percentile(times, 0.5), 1), "p99_ms": round(percentile(times, 0.99), 1), "queries": queries}
 
 
 def count_queries(call) -> int:

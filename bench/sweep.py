@@ -208,17 +208,9 @@ def main():
     parser.add_argument("--reuse", action="store_true", help="the data of an earlier --keep run: no build")
     args = parser.parse_args()
 
-    from _setup import count_queries, database_exists, percentile, production_env, setup_django
+    from _setup import pages_without_upstream, time_page
 
-    os.environ.update(production_env(ALLOWED_HOSTS="testserver", PAYMENTS_API_BASE_URL="http://127.0.0.1:9/unused"))
-    reuse = args.reuse and database_exists(args.database)
-    setup_django(args.database, keep=args.keep or reuse, reuse=reuse)
-    from django.conf import settings
-
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
+    reuse = pages_without_upstream(args.database, keep=args.keep, reuse=args.reuse)
     import datetime as dt
 
     from django.contrib.auth import get_user_model
@@ -281,27 +273,7 @@ def main():
     for name, url in urls:
         role = role_for(name)
         client = clients[role]
-        for _ in range(2):
-            response = client.get(url)
-            assert response.status_code == 200, (url, response.status_code)
-        # The fewer of two requests: the page's own queries. Once a minute a request also
-        # refreshes the session's expiry (core.middleware.IdleSessionMiddleware, 2 statements),
-        # which one count alone may catch.
-        queries = min(count_queries(lambda c=client, u=url: c.get(u)) for _ in range(2))
-        times = []
-        for _ in range(args.repeats):
-            started = time.perf_counter()
-            client.get(url)
-            times.append((time.perf_counter() - started) * 1000)
-        cases.append(
-            {
-                "url": url,
-                "role": role,
-                "p50_ms": round(percentile(times, 0.5), 1),
-                "p99_ms": round(percentile(times, 0.99), 1),
-                "queries": queries,
-            }
-        )
+        cases.append({"url": url, "role": role, **time_page(client, url, repeats=args.repeats)})
         print(json.dumps(cases[-1]), file=sys.stderr)
     slowest = sorted(cases, key=lambda c: c["p50_ms"], reverse=True)[:10]
     if args.explain:

@@ -5,5 +5,6 @@ from tests.customers.access import ACCESS as CUSTOMERS
 from tests.mirror.access import ACCESS as MIRROR
 from tests.monitoring.access import ACCESS as MONITORING
 from tests.payments.access import ACCESS as PAYMENTS
+from tests.search.access import ACCESS as SEARCH
 
-MATRIX = {**CORE, **CUSTOMERS, **PAYMENTS, **MIRROR, **MONITORING}
+MATRIX = {**CORE, **CUSTOMERS, **PAYMENTS, **MIRROR, **MONITORING, **SEARCH}

@@ -13,6 +13,24 @@ def follow(page, locator) -> None:
         locator.click()
 
 
+def nav_link(page, group: str, name: str):
+    """The link `name` of the top bar's menu `group` ("Payments"), the menu opened first (its
+    links are hidden while it is closed)."""
+    nav = page.get_by_role("navigation", name="Main")
+    menu = nav.locator("details", has=page.locator("summary", has_text=group))
+    if not menu.evaluate("element => element.open"):
+        menu.locator("summary").click()
+    return menu.get_by_role("link", name=name, exact=True)
+
+
+def own_menu_link(page, name: str):
+    """A link of the member's own menu (security, time zone), the menu opened first."""
+    menu = page.locator(".topbar .menus.own details")
+    if not menu.evaluate("element => element.open"):
+        menu.locator("summary").click()
+    return menu.get_by_role("link", name=name)
+
+
 def pick_customer(page, typed: str, name: str) -> None:
     """Choose a customer in a customer picker: type, then pick them from the results."""
     page.get_by_label("Find a customer").fill(typed)

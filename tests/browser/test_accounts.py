@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest
 from payments.services.approvals import approval_approve
-from tests.browser.nav import follow, log_in, pick_customer
+from tests.browser.nav import follow, log_in, nav_link, pick_customer
 from tests.payments.account_fixtures import EVM_ADDRESS, make_customer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -60,11 +60,11 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     screenshot("payment-account-390")
     page.set_viewport_size({"width": 1280, "height": 800})
 
-    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Payment accounts"))
+    follow(page, nav_link(page, "Payments", "Payment accounts"))
     expect(page.get_by_role("link", name="Ada's Base wallet")).to_be_visible()
     screenshot("payment-accounts", docs="payment-accounts.png")
 
-    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Exchange rates"))
+    follow(page, nav_link(page, "Payments", "Exchange rates"))
     page.get_by_label("From (rail or chain)").select_option("ACH")
     page.get_by_label("To (rail or chain)").select_option("BASE")
     page.get_by_label("Destination currency:", exact=True).fill("EURC")
@@ -74,7 +74,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     expect(page).to_have_url(f"{live_server.url}/payments/exchange-rates/?" + _rate_query())
     screenshot("exchange-rates", docs="exchange-rates.png")
 
-    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Automation rules"))
+    follow(page, nav_link(page, "Payments", "Automation rules"))
     follow(page, page.get_by_role("link", name="New rule"))
     page.get_by_label("Name:", exact=True).fill("Weekday sweep")
     page.get_by_label("Customer id").fill(customer_id)
@@ -112,7 +112,7 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     checker = get_user_model().objects.create_user("second-admin")
     checker.groups.add(Group.objects.get(name="admin"))
     approval_approve(actor=checker, approval=approval)
-    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Automation rules"))
+    follow(page, nav_link(page, "Payments", "Automation rules"))
     expect(page.get_by_role("cell", name="At 09:00 AM, Monday through Friday (UTC)")).to_be_visible()
     screenshot("automation-rules", docs="automation-rules.png")
 

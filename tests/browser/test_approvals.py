@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from payments.models import ApprovalRequest, Transaction
-from tests.browser.nav import build_quote, follow, log_in
+from tests.browser.nav import build_quote, follow, log_in, nav_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -37,7 +37,7 @@ def test_a_large_execute_waits_for_a_second_operations_user(
     checker = context.new_page()
     make_staff("operations", "pavel")
     log_in(checker, live_server, "pavel")
-    follow(checker, checker.get_by_role("link", name="Waiting for approval"))
+    follow(checker, nav_link(checker, "Payments", "Waiting for approval"))
     row = checker.locator("table.approvals tbody tr").first
     expect(row).to_contain_text("olga")
     expect(row).to_contain_text("Execute 20000 USD")

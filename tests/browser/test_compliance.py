@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from tests.browser.nav import follow
+from tests.browser.nav import follow, nav_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -93,7 +93,7 @@ def test_reviewer_resolves_a_missing_back(page, live_server, make_staff, screens
     make_staff("compliance")
     log_in(page, live_server, "compliance-user")
 
-    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Customers"))
+    follow(page, nav_link(page, "Customers and cases", "Customers"))
     page.get_by_role("combobox", name="Show").select_option("all")
     expect(page.locator("#results")).to_contain_text("Acme Ltd")
     page.get_by_label("Needs additional information").check()

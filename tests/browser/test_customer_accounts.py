@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.nav import follow, log_in, pick_customer
+from tests.browser.nav import follow, log_in, nav_link, pick_customer
 from tests.payments.account_fixtures import EVM_ADDRESS, make_customer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -45,7 +45,7 @@ def test_admin_adds_an_account_from_the_customer_page(page, live_server, make_st
     screenshot("customer-accounts")
 
     # The accounts list filtered by the same customer, chosen by name: the list follows at once.
-    follow(page, page.get_by_role("navigation", name="Main").get_by_role("link", name="Payment accounts"))
+    follow(page, nav_link(page, "Payments", "Payment accounts"))
     pick_customer(page, "Ada", "Ada Lovelace")
     expect(page).to_have_url(re.compile(rf"/payments/accounts/\?.*customer={customer_id}"))
     expect(page.get_by_role("link", name="Ada's Base wallet")).to_be_visible()

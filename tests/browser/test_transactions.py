@@ -7,7 +7,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from payments.models import Transaction
-from tests.browser.nav import build_quote, follow, log_in
+from tests.browser.nav import build_quote, follow, log_in, nav_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -87,7 +87,7 @@ def test_a_stuck_transaction_is_cancelled_through_the_dialog(
     tx = Transaction.objects.get()
     Transaction.objects.filter(pk=tx.pk).update(expires_at=timezone.now() - dt.timedelta(minutes=5))
 
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="Stuck").click()
+    nav_link(page, "Payments", "Stuck").click()
     row = page.get_by_role("row").filter(has_text=tx.transaction_id[:12])
     expect(row).to_contain_text("Awaiting transfer")
     row.get_by_role("checkbox").check()

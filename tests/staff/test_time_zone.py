@@ -27,7 +27,7 @@ def test_a_user_with_berlin_sees_local_times_and_the_utc_title(client, make_staf
 
     assert '<span title="2026-01-15 09:05 UTC">2026-01-15 10:05</span>' in html
     assert 'datetime="2026-01-15T10:05:00+01:00"' in html
-    assert ">Europe/Berlin</a>" in html  # the zone is named in the top bar
+    assert ">Time zone: Europe/Berlin</a>" in html  # the zone is named in the member's menu
 
 
 def test_without_a_zone_times_are_utc_and_the_browser_is_asked(client, make_staff):
@@ -63,7 +63,7 @@ def test_the_user_changes_the_zone_and_it_follows_them_to_the_next_login(client,
     assert event.actor == user and event.details["time_zone"] == "Europe/Berlin"
     client.logout()
     client.force_login(user)
-    assert ">Europe/Berlin</a>" in client.get(URL).content.decode()
+    assert ">Time zone: Europe/Berlin</a>" in client.get(URL).content.decode()
 
 
 def test_an_unknown_zone_is_refused_and_nothing_kept(client, make_staff):
@@ -83,5 +83,5 @@ def test_the_zone_costs_no_query_per_page(client, make_staff):
     client.force_login(user)  # the login copies the zone into the session
     with CaptureQueriesContext(connection) as queries:
         response = client.get(URL)
-    assert ">Europe/Berlin</a>" in response.content.decode()
+    assert ">Time zone: Europe/Berlin</a>" in response.content.decode()
     assert not [q for q in queries.captured_queries if "staffpreference" in q["sql"]]

@@ -1,0 +1,49 @@
+"""What a staff member typed in the search box, and which ways of finding a record it allows."""
+
+import re
+from dataclasses import dataclass
+
+MIN_LENGTH = 2
+MAX_LENGTH = 200
+# An upstream id (a UUID, an md5, "cus_…") and the shortest prefix of one worth a look.
+_ID = re.compile(r"[A-Za-z0-9_-]{4,64}")
+# The last digits of a bank account (the API shows the last four: "****6789") or the end of a
+# wallet address: at least this many letters or digits.
+TAIL_MIN = 3
+MASKED_DIGITS = 4
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str
+
+    @classmethod
+    def parse(cls, raw) -> "Query":
+        return cls(" ".join(str(raw or "").split())[:MAX_LENGTH])
+
+    @property
+    def too_short(self) -> bool:
+        return len(self.text) < MIN_LENGTH
+
+    @property
+    def id_like(self) -> bool:
+        """Could be an id or the start of one (no spaces, 4 to 64 letters, digits, - or _)."""
+        return bool(_ID.fullmatch(self.text))
+
+    @property
+    def has_at(self) -> bool:
+        return "@" in self.text
+
+    @property
+    def alnum(self) -> str:
+        """The letters and digits typed, lower-cased: "…6789", "**** 6789" -> "6789"."""
+        return "".join(c for c in self.text if c.isalnum()).lower()
+
+    @property
+    def tail(self) -> str:
+        """What the end of an account number or address is looked up by: digits alone count by
+        their last four (a bank account is known by those); else all that was typed. "" when
+        the text cannot be such an end (spaces between words, too short)."""
+        if " " in self.text.strip("*…. ") or len(self.alnum) < TAIL_MIN:
+            return ""
+        return self.alnum[-MASKED_DIGITS:] if self.alnum.isdigit() else self.alnum

@@ -1,0 +1,3 @@
+from .views import urlpatterns
+
+__all__ = ["urlpatterns"]
