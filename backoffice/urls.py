@@ -18,6 +18,7 @@ urlpatterns = [
     path("settings/time-zone", set_time_zone, name="core-set-time-zone"),
     path("customers/", include("customers.urls")),
     path("payments/", include("payments.urls")),
+    path("notifications/", include("notifications.views")),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),

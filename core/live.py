@@ -96,6 +96,17 @@ def _token_fits(request) -> bool:
     return value.rpartition(".")[2] == _session_mark(request)
 
 
+def token_user_id(request) -> int | None:
+    """The member a live URL's token was given to, read before the session: what a version
+    that is per member (the notifications bell) asks; None for a token that does not fit."""
+    try:
+        value = _signer(request.path).unsign(request.GET.get("t", ""), max_age=settings.SESSION_COOKIE_AGE)
+    except signing.BadSignature:
+        return None
+    user_id, _, mark = value.rpartition(".")
+    return int(user_id) if user_id.isdigit() and mark == _session_mark(request) else None
+
+
 def _session_query(session_key):
     from django.contrib.sessions.models import Session
 
