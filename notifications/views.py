@@ -90,9 +90,7 @@ def bell_version(request) -> str | None:
 @require_GET
 def bell(request):
     context = bell_context(request)
-    return live_response(
-        request, context["bell_version"], lambda: render(request, "notifications/_bell.html", {**context, "live": True})
-    )
+    return live_response(request, context["bell_version"], lambda: render(request, "notifications/bell.html", context))
 
 
 bell.live_version = bell_version
