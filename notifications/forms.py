@@ -15,7 +15,12 @@ class PreferencesForm(forms.Form):
                 continue
             choices = [(Choice.APP.value, Choice.APP.label)] if kind.app_only else Choice.choices
             self.fields[code] = forms.ChoiceField(
-                label=kind.label, choices=choices, initial=current.get(code, kind.default), widget=forms.RadioSelect
+                label=kind.label,
+                choices=choices,
+                initial=current.get(code, kind.default),
+                widget=forms.RadioSelect,
+                # Left out of a POST: the choice stays as it was.
+                required=False,
             )
 
 

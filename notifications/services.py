@@ -157,7 +157,7 @@ def notifications_read_all(*, actor) -> int:
 def preferences_save(*, actor, choices: dict[str, str]) -> list[str]:
     """Keep the actor's choice per kind; the kinds whose choice changed (audited by name)."""
     before = choices_of(actor)
-    changed = [code for code, choice in choices.items() if code in KINDS and before.get(code) != choice]
+    changed = [code for code, choice in choices.items() if code in KINDS and choice and before.get(code) != choice]
     for code in changed:
         NotificationPreference.objects.update_or_create(member=actor, kind=code, defaults={"choice": choices[code]})
     if changed:

@@ -2,6 +2,7 @@
 (admins: permission manage_staff). Every member may read their own; writes are POSTs with
 CSRF, audited (notifications.services)."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -103,7 +104,7 @@ bell.live_version = bell_version
 @require_http_methods(["GET", "POST"])
 def preferences(request):
     current = services.choices_of(request.user)
-    form = PreferencesForm(request.POST or None, member=request.user, current=current)
+    form = PreferencesForm(request.POST if request.method == "POST" else None, member=request.user, current=current)
     if request.method == "POST":
         if form.is_valid():
             changed = services.preferences_save(actor=request.user, choices=form.cleaned_data)
@@ -113,7 +114,10 @@ def preferences(request):
     else:
         status = 200
     return render(
-        request, "notifications/preferences.html", {"form": form, "has_email": bool(request.user.email)}, status=status
+        request,
+        "notifications/preferences.html",
+        {"form": form, "has_email": bool(request.user.email), "email_set_up": settings.STAFF_EMAIL_LINKS},
+        status=status,
     )
 
 
@@ -124,7 +128,7 @@ def preferences(request):
 @require_http_methods(["GET", "POST"])
 def list_destinations(request):
     """The destinations, the form that adds one, and the failed deliveries with a retry each."""
-    form = DestinationForm(request.POST or None)
+    form = DestinationForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         destination = services.destination_save(
             actor=request.user, destination=form.save(commit=False), url=form.cleaned_data["url"]
@@ -158,7 +162,7 @@ def _destinations_page(request, form, status=200, editing=None):
 @require_http_methods(["GET", "POST"])
 def change_destination(request, pk):
     destination = get_object_or_404(TeamDestination, pk=pk)
-    form = DestinationForm(request.POST or None, instance=destination)
+    form = DestinationForm(request.POST if request.method == "POST" else None, instance=destination)
     if request.method == "POST" and form.is_valid():
         services.destination_save(actor=request.user, destination=form.save(commit=False), url=form.cleaned_data["url"])
         messages.success(request, f"“{destination.name}” saved, ending …{destination.url_ending}.")

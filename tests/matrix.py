@@ -3,6 +3,7 @@
 from tests.core.access import ACCESS as CORE
 from tests.customers.access import ACCESS as CUSTOMERS
 from tests.mirror.access import ACCESS as MIRROR
+from tests.notifications.access import ACCESS as NOTIFICATIONS
 from tests.payments.access import ACCESS as PAYMENTS
 
-MATRIX = {**CORE, **CUSTOMERS, **PAYMENTS, **MIRROR}
+MATRIX = {**CORE, **CUSTOMERS, **PAYMENTS, **MIRROR, **NOTIFICATIONS}
