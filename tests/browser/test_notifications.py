@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from notifications.models import Notification
 from payments.models import ApprovalRequest
-from tests.browser.nav import build_quote, follow, log_in
+from tests.browser.nav import ask_for_approval, follow, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,12 +21,7 @@ def test_the_checkers_bell_rises_and_leads_to_the_request(page, browser, live_se
 
     make_staff("operations", "olga")
     log_in(page, live_server, "olga")
-    build_quote(page, live_server, customer, amount="20000.00")
-    page.get_by_role("button", name="Create quote").click()
-    expect(page.get_by_role("heading", name="Quote")).to_be_visible()
-    follow(page, page.get_by_role("button", name="Execute…"))
-    page.get_by_role("button", name="Ask for approval").click()
-    expect(page.locator("#approval-status")).to_have_text("Waiting for approval")
+    ask_for_approval(page, live_server, customer)
     expect(page.locator("#bell-count")).to_have_text("0")  # the maker is not told of their own request
 
     # The checker's page, untouched since it opened, follows (polls every 4 s).

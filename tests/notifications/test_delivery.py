@@ -8,15 +8,15 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core import mail
 from django.urls import reverse
 
 from core.models import AuditEvent
 from notifications import digest
-from notifications.kinds import APPROVAL_WAITING, CASE_ASSIGNED, TRANSFER_STUCK, Raised
+from notifications.kinds import APPROVAL_WAITING, TRANSFER_STUCK
 from notifications.models import Delivery, Notification, NotificationPreference, TeamDestination
-from notifications.services import destination_url, raise_notification
+from notifications.services import destination_url
+from tests.notifications.conftest import tell
 
 pytestmark = pytest.mark.django_db
 
@@ -64,22 +64,9 @@ def failing_receiver():
     server.close()
 
 
-def raise_for(users, kind=CASE_ASSIGNED, key="k1", sentence="lena assigned you the case of Grace Hopper"):
-    ids = [u.pk for u in users]
-    return raise_notification(
-        Raised(kind, sentence, "/customers/abc/", get_user_model().objects.filter(pk__in=ids)), key=key
-    )
-
-
 @pytest.fixture
-def admin(make_staff):
-    return make_staff("admin", "ada-admin")
-
-
-@pytest.fixture
-def admin_client(client, admin):
-    client.force_login(admin)
-    return client
+def admin_client(signed_in_as):
+    return signed_in_as("admin", "ada-admin")[0]
 
 
 def add_destination(client, name, url, kinds):
@@ -95,7 +82,7 @@ def test_in_the_app_only_by_default_no_mail(make_staff, settings):
     carl = make_staff("compliance", "carl")
     carl.email = "carl@example.com"
     carl.save()
-    raise_for([carl])
+    tell([carl])
     assert Notification.objects.count() == 1
     assert mail.outbox == [] and not Delivery.objects.exists()
 
@@ -107,8 +94,8 @@ def test_email_at_once_sends_one_mail_with_the_link(make_staff, settings, django
     carl.save()
     NotificationPreference.objects.create(member=carl, kind="case_assigned", choice="email")
     with django_capture_on_commit_callbacks(execute=True):
-        raise_for([carl])
-        raise_for([carl])  # the same occurrence again: nothing more
+        tell([carl])
+        tell([carl])  # the same occurrence again: nothing more
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
     assert message.to == ["carl@example.com"]
@@ -126,7 +113,7 @@ def test_an_email_to_a_member_without_an_address_fails_visibly(
     make_staff("admin", "ada-admin")
     NotificationPreference.objects.create(member=carl, kind="case_assigned", choice="email")
     with django_capture_on_commit_callbacks(execute=True):
-        raise_for([carl])
+        tell([carl])
     delivery = Delivery.objects.get()
     assert (delivery.state, delivery.attempts) == ("failed", 2)
     assert "no e-mail address" in delivery.last_error
@@ -139,9 +126,9 @@ def test_the_digest_collects_the_chosen_kinds_once_a_day(make_staff, django_capt
     olga.save()
     NotificationPreference.objects.create(member=olga, kind="transfer_stuck", choice="digest")
     with django_capture_on_commit_callbacks(execute=True):
-        raise_for([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
-        raise_for([olga], kind=TRANSFER_STUCK, key="s2", sentence="Transaction t2 has been processing since …")
-        raise_for([olga], kind=APPROVAL_WAITING, key="a1", sentence="pavel asks for your approval")  # in the app only
+        tell([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
+        tell([olga], kind=TRANSFER_STUCK, key="s2", sentence="Transaction t2 has been processing since …")
+        tell([olga], kind=APPROVAL_WAITING, key="a1", sentence="pavel asks for your approval")  # in the app only
     assert mail.outbox == []  # nothing at once
     with django_capture_on_commit_callbacks(execute=True):
         assert digest.send_all() == 1
@@ -150,7 +137,7 @@ def test_the_digest_collects_the_chosen_kinds_once_a_day(make_staff, django_capt
     assert "Transaction t1" in body and "Transaction t2" in body and "pavel" not in body
     assert mail.outbox[0].subject == "[Back-office] Your daily digest: 2 notifications"
     with django_capture_on_commit_callbacks(execute=True):
-        raise_for([olga], kind=TRANSFER_STUCK, key="s3", sentence="Transaction t3 …")
+        tell([olga], kind=TRANSFER_STUCK, key="s3", sentence="Transaction t3 …")
         assert digest.send_all() == 0  # one a day
     assert len(mail.outbox) == 1
 
@@ -204,9 +191,9 @@ def test_a_destination_receives_the_kinds_it_chose_from_a_local_server(
     add_destination(admin_client, "Ops channel", receiver.url, ["transfer_stuck"])
     olga = make_staff("operations", "olga")
     with django_capture_on_commit_callbacks(execute=True):
-        raise_for([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
-        raise_for([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
-        raise_for([olga], kind=APPROVAL_WAITING, key="a1", sentence="not this kind")
+        tell([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
+        tell([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
+        tell([olga], kind=APPROVAL_WAITING, key="a1", sentence="not this kind")
     assert len(receiver.received) == 1
     message = receiver.received[0]
     assert message["title"] == "A transfer stuck (operations)"
@@ -233,7 +220,7 @@ def test_a_failing_destination_is_retried_then_shown_failed_to_admins_and_sent_a
     add_destination(admin_client, "Broken channel", failing_receiver.url, ["transfer_stuck"])
     olga = make_staff("operations", "olga")
     with django_capture_on_commit_callbacks(execute=True):
-        raise_for([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
+        tell([olga], kind=TRANSFER_STUCK, key="s1", sentence="Transaction t1 has been processing since …")
     assert len(failing_receiver.received) == 3  # every try reached the server
     delivery = Delivery.objects.get(destination__isnull=False)
     assert (delivery.state, delivery.attempts) == ("failed", 3)

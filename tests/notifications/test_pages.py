@@ -5,32 +5,33 @@ import pytest
 from django.urls import reverse
 
 from core.models import AuditEvent
-from notifications.kinds import APPROVAL_WAITING, CASE_ASSIGNED, Raised
+from notifications.kinds import APPROVAL_WAITING
 from notifications.models import Notification, NotificationPreference
-from notifications.services import raise_notification
+from tests.notifications.conftest import tell as tell_members
 
 pytestmark = pytest.mark.django_db
 
 
-def tell(user, n: int = 1, kind=CASE_ASSIGNED, link="/customers/"):
-    from django.contrib.auth import get_user_model
-
+def tell(user, n: int = 1, link="/customers/"):
+    """`n` notifications for `user`."""
+    start = Notification.objects.count()
     for i in range(n):
-        raise_notification(
-            Raised(kind, f"Something waits {i}", link, get_user_model().objects.filter(pk=user.pk)),
-            key=f"test:{kind.code}:{Notification.objects.count()}:{i}",
-        )
+        tell_members([user], key=f"test:{start}:{i}", sentence=f"Something waits {i}", link=link)
 
 
 @pytest.fixture
-def carl(make_staff):
-    return make_staff("compliance", "carl")
+def signed_in_carl(signed_in_as):
+    return signed_in_as("compliance", "carl")
 
 
 @pytest.fixture
-def signed_in(client, carl):
-    client.force_login(carl)
-    return client
+def carl(signed_in_carl):
+    return signed_in_carl[1]
+
+
+@pytest.fixture
+def signed_in(signed_in_carl):
+    return signed_in_carl[0]
 
 
 def test_the_list_pages_by_keyset_in_a_fixed_number_of_queries(signed_in, carl, django_assert_max_num_queries):
