@@ -32,7 +32,7 @@ from importlib import import_module
 from django.conf import settings
 from django.core import signing
 from django.db import connection
-from django.http import HttpResponse, HttpResponseNotModified
+from django.http import HttpResponse, HttpResponseNotModified, QueryDict
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 
@@ -79,9 +79,10 @@ def _signer(path: str) -> signing.TimestampSigner:
     return signing.TimestampSigner(salt=f"core.live:{path}")
 
 
-def live_url(request, path: str, version: str) -> str:
-    """`path` with the page's own query (its filters, its cursor), the version and the token."""
-    query = request.GET.copy()
+def live_url(request, path: str, version: str, *, page_query: bool = True) -> str:
+    """`path` with the page's own query (its filters, its cursor; not with `page_query=False`,
+    for a part of every page such as the notifications bell), the version and the token."""
+    query = request.GET.copy() if page_query else QueryDict(mutable=True)
     query.pop("t", None)
     query["v"] = version
     query["t"] = _signer(path).sign(f"{request.user.pk}.{_session_mark(request)}")

@@ -66,14 +66,18 @@ def read_all(request):
 # --- The bell ------------------------------------------------------------------------------------
 
 
-def bell_context(request) -> dict:
-    """The bell's count and its poller's URL: one query on the unread partial index."""
+def bell_context(request, *, counted: bool = True) -> dict:
+    """The bell's count and its poller's URL: one query on the unread partial index. Not
+    `counted` (the page around it), no query: the bell asks for its count once loaded, so a
+    page costs what it cost before it had a bell."""
+    if not counted:
+        return {"bell_count": None, "bell_url": live_url(request, reverse("notifications-bell"), "", page_query=False)}
     ids = services.unread_ids(request.user.pk)
     version = version_of(ids[:1], len(ids))
     return {
         "bell_count": len(ids),
         "bell_more": len(ids) >= services.BELL_LIMIT,
-        "bell_url": live_url(request, reverse("notifications-bell"), version),
+        "bell_url": live_url(request, reverse("notifications-bell"), version, page_query=False),
         "bell_version": version,
     }
 
@@ -198,7 +202,8 @@ def retry_delivery(request, pk):
 
 urlpatterns = [
     path("", list_notifications, name="notifications-list-notifications"),
-    path("bell", bell, name="notifications-bell"),
+    # A poll, as every live URL: its path ends in /live.
+    path("live", bell, name="notifications-bell"),
     path("read-all", read_all, name="notifications-read-all"),
     path("<int:pk>/open", open_notification, name="notifications-open-notification"),
     path("preferences", preferences, name="notifications-preferences"),

@@ -5,10 +5,11 @@ register = template.Library()
 
 @register.inclusion_tag("notifications/bell.html", takes_context=True)
 def bell(context):
-    """The top bar's bell (templates/notifications/_bell.html): the member's unread count."""
+    """The top bar's bell (templates/notifications/_bell.html), without its count: that comes
+    with its first poll, as soon as the page has loaded."""
     from notifications.views import bell_context
 
-    return bell_context(context["request"])
+    return bell_context(context["request"], counted=False)
 
 
 @register.filter

@@ -111,18 +111,45 @@ def _bell(html: str) -> str:
     return html.split('id="bell"')[1].split("</a>")[0]
 
 
-def test_every_page_shows_the_bell_with_the_unread_count(signed_in, carl):
-    assert 'id="bell-count" class="bell-count">0<' in _bell(signed_in.get(reverse("home")).content.decode())
+def _poll_url(html: str) -> str:
+    return _bell(html).split('hx-get="')[1].split('"')[0].replace("&amp;", "&")
+
+
+def _polled(client) -> str:
+    """The bell's first poll from the home page: the bell with its count."""
+    response = client.get(_poll_url(client.get(reverse("home")).content.decode()))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_every_page_has_the_bell_and_its_first_poll_brings_the_count(signed_in, carl):
+    bell = _bell(signed_in.get(reverse("home")).content.decode())
+    assert 'hx-trigger="load, every 4s"' in bell  # asked for as soon as the page has loaded
+    assert 'class="bell-count"></span>' in bell  # the page itself reads no count
     tell(carl, 2)
-    assert 'id="bell-count" class="bell-count">2<' in _bell(signed_in.get(reverse("home")).content.decode())
+    polled = _polled(signed_in)
+    assert 'id="bell-count" class="bell-count">2<' in polled
+    assert 'hx-trigger="every 4s"' in polled and 'class="bell unread"' in polled
+
+
+def test_the_bell_costs_a_page_no_query(signed_in, carl, django_assert_num_queries):
+    tell(carl, 2)
+    signed_in.get(reverse("notifications-preferences"))
+    with django_assert_num_queries(0):
+        from django.template import Context, Template
+        from django.test import RequestFactory
+
+        request = RequestFactory().get("/")
+        request.user, request.COOKIES["sessionid"] = carl, "s"
+        html = Template('{% include "notifications/_bell.html" %}').render(Context({"request": request, "user": carl}))
+    assert 'id="bell"' in html
 
 
 def test_the_bell_poll_answers_304_while_unchanged_with_one_query_and_no_session_write(
     signed_in, carl, django_assert_num_queries
 ):
     tell(carl)
-    html = signed_in.get(reverse("home")).content.decode()
-    url = _bell(html).split('hx-get="')[1].split('"')[0].replace("&amp;", "&")
+    url = _poll_url(_polled(signed_in))
     signed_in.get(url)  # the session seen alive once (core.live)
     with django_assert_num_queries(1):
         response = signed_in.get(url)
@@ -136,16 +163,13 @@ def test_the_bell_poll_answers_304_while_unchanged_with_one_query_and_no_session
     assert 'id="bell-count" class="bell-count">2<' in changed.content.decode()
 
 
-def test_the_bell_poll_of_another_member_or_session_gets_no_304(client, carl, make_staff, signed_in):
-    tell(carl)
-    html = signed_in.get(reverse("home")).content.decode()
-    url = _bell(html).split('hx-get="')[1].split('"')[0].replace("&amp;", "&")
-    stranger = make_staff("compliance", "cora")
-    client.logout()
+def test_the_bell_poll_of_another_member_or_session_gets_no_304(carl, make_staff, signed_in):
     from django.test import Client
 
+    tell(carl)
+    url = _poll_url(_polled(signed_in))
     other = Client()
-    other.force_login(stranger)
+    other.force_login(make_staff("compliance", "cora"))
     response = other.get(url)
     # Their own bell (0 unread), through the view: never carl's "unchanged".
     assert response.status_code == 200
@@ -154,7 +178,7 @@ def test_the_bell_poll_of_another_member_or_session_gets_no_304(client, carl, ma
 
 def test_the_bell_counts_ninety_nine_plus(signed_in, carl):
     tell(carl, 101)
-    assert 'class="bell-count">100+<' in _bell(signed_in.get(reverse("home")).content.decode())
+    assert 'class="bell-count">100+<' in _polled(signed_in)
 
 
 # --- Preferences ---------------------------------------------------------------------------------
@@ -194,3 +218,10 @@ def test_an_operations_member_is_offered_approvals_and_stuck_transfers(client, m
     html = client.get(reverse("notifications-preferences")).content.decode()
     assert APPROVAL_WAITING.label in html and "A transfer stuck" in html
     assert "A case assigned to me" not in html
+
+
+def test_the_bell_poll_carries_none_of_the_pages_own_query(signed_in):
+    html = signed_in.get(reverse("notifications-list-notifications") + "?cursor=abc&assignee=me").content.decode()
+    url = _poll_url(html)
+    assert url.startswith("/notifications/live?v=&t=")
+    assert "cursor" not in url and "assignee" not in url
