@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "mirror",
     "monitoring",
     "search",
+    "notifications",
 ]
 if SANDBOX_MOUNTED:
     # The emulator of the Payments API, its tables and its DRF views: only where it is the
@@ -455,6 +456,24 @@ CUSTOMERS_CREATED_STALE_MINUTES = env.int("CUSTOMERS_CREATED_STALE_MINUTES", def
 APPROVAL_THRESHOLD_USD = Decimal(env.str("APPROVAL_THRESHOLD_USD", default="10000"))
 APPROVAL_TTL_HOURS = env.int("APPROVAL_TTL_HOURS", default=24)
 APPROVAL_PRICE_TOLERANCE_BPS = env.int("APPROVAL_PRICE_TOLERANCE_BPS", default=50)
+# Notifications (docs/operations.md, "Notifications"): the periodic check's period and limits,
+# when a transfer counts as stuck, a sync as stale and the inbox as backlogged, the tries of a
+# delivery, the hour (UTC) of the daily digest, and the address links in e-mails start with.
+NOTIFY_CHECK_SECONDS = env.int("NOTIFY_CHECK_SECONDS", default=300)
+NOTIFY_STUCK_AFTER_MINUTES = env.int("NOTIFY_STUCK_AFTER_MINUTES", default=120)
+NOTIFY_SYNC_AFTER_MINUTES = env.int("NOTIFY_SYNC_AFTER_MINUTES", default=60)
+NOTIFY_INBOX_BACKLOG = env.int("NOTIFY_INBOX_BACKLOG", default=1000)
+NOTIFY_LOOKBACK_HOURS = env.int("NOTIFY_LOOKBACK_HOURS", default=24)
+NOTIFY_BATCH = env.int("NOTIFY_BATCH", default=200)
+NOTIFY_DELIVERY_ATTEMPTS = env.int("NOTIFY_DELIVERY_ATTEMPTS", default=5)
+NOTIFY_DIGEST_HOUR = env.int("NOTIFY_DIGEST_HOUR", default=7)
+NOTIFY_SITE_URL = env.str("NOTIFY_SITE_URL", default="http://127.0.0.1:8000" if DEBUG else "")
+CELERY_BEAT_SCHEDULE["notify-conditions"] = {
+    "task": "notifications.tasks.check_conditions",
+    "schedule": NOTIFY_CHECK_SECONDS,
+}
+# Hourly; the digests go out in the run of NOTIFY_DIGEST_HOUR, once a day.
+CELERY_BEAT_SCHEDULE["notify-digests"] = {"task": "notifications.tasks.send_digests", "schedule": 3600}
 
 
 if SANDBOX_MOUNTED:

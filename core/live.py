@@ -32,7 +32,7 @@ from importlib import import_module
 from django.conf import settings
 from django.core import signing
 from django.db import connection
-from django.http import HttpResponse, HttpResponseNotModified
+from django.http import HttpResponse, HttpResponseNotModified, QueryDict
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 
@@ -79,9 +79,10 @@ def _signer(path: str) -> signing.TimestampSigner:
     return signing.TimestampSigner(salt=f"core.live:{path}")
 
 
-def live_url(request, path: str, version: str) -> str:
-    """`path` with the page's own query (its filters, its cursor), the version and the token."""
-    query = request.GET.copy()
+def live_url(request, path: str, version: str, *, page_query: bool = True) -> str:
+    """`path` with the page's own query (its filters, its cursor; not with `page_query=False`,
+    for a part of every page such as the notifications bell), the version and the token."""
+    query = request.GET.copy() if page_query else QueryDict(mutable=True)
     query.pop("t", None)
     query["v"] = version
     query["t"] = _signer(path).sign(f"{request.user.pk}.{_session_mark(request)}")
@@ -94,6 +95,17 @@ def _token_fits(request) -> bool:
     except signing.BadSignature:
         return False
     return value.rpartition(".")[2] == _session_mark(request)
+
+
+def token_user_id(request) -> int | None:
+    """The member a live URL's token was given to, read before the session: what a version
+    that is per member (the notifications bell) asks; None for a token that does not fit."""
+    try:
+        value = _signer(request.path).unsign(request.GET.get("t", ""), max_age=settings.SESSION_COOKIE_AGE)
+    except signing.BadSignature:
+        return None
+    user_id, _, mark = value.rpartition(".")
+    return int(user_id) if user_id.isdigit() and mark == _session_mark(request) else None
 
 
 def _session_query(session_key):

@@ -3,6 +3,7 @@ lifecycle (draft, submit, approve by a second person, pause, resume, new version
 decisions on alerts. Every staff step is audited in the same database transaction."""
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from audit.records import audit_record
@@ -54,6 +55,11 @@ def evaluate_transactions(pks, versions: list[RuleVersion] | None = None) -> int
     return len(raise_alerts(alerts))
 
 
+# Sent after new alerts are stored, with their dedupe keys (an alert raised by two workers at
+# once may be announced twice: a receiver keys its work on the alert).
+alerts_raised = Signal()
+
+
 def raise_alerts(alerts: list[Alert]) -> list[Alert]:
     """Store the alerts whose key is new; those raised already are left as they are."""
     if not alerts:
@@ -63,6 +69,9 @@ def raise_alerts(alerts: list[Alert]) -> list[Alert]:
     fresh = list({a.dedupe_key: a for a in alerts if a.dedupe_key not in known}.values())
     # ignore_conflicts: a worker that raised the same alert meanwhile wins, without an error.
     Alert.objects.bulk_create(fresh, ignore_conflicts=True, batch_size=1000)
+    if fresh:
+        # bulk_create sends no post_save: those who act on a new alert (notifications) hear this.
+        alerts_raised.send(sender=Alert, dedupe_keys=[a.dedupe_key for a in fresh])
     return fresh
 
 

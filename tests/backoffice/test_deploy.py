@@ -124,8 +124,8 @@ try:
 except SystemExit as exit:
     if exit.code:
         raise
-import backoffice, core, customers, mirror, payments, paymentsapi, sandbox
-for package in (backoffice, core, customers, mirror, payments, paymentsapi, sandbox):
+import backoffice, core, customers, mirror, notifications, payments, paymentsapi, sandbox
+for package in (backoffice, core, customers, mirror, notifications, payments, paymentsapi, sandbox):
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         if ".tests" not in info.name and not info.name.endswith(".tests"):
             importlib.import_module(info.name)

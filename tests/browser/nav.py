@@ -60,3 +60,15 @@ def build_quote(page, live_server, customer, amount="100.00"):
     page.get_by_label("Source amount").fill(amount)
     expect(page.locator("#preview")).to_contain_text("Destination amount")
     expect(page.locator("#preview")).to_contain_text("99.250000 USDC" if amount == "100.00" else "USDC")
+
+
+def ask_for_approval(page, live_server, customer, amount="20000.00"):
+    """As the member logged in on `page`: quote `amount` (at or above APPROVAL_THRESHOLD_USD)
+    for the `customer` fixture, execute it, and ask for a checker's approval."""
+    build_quote(page, live_server, customer, amount=amount)
+    page.get_by_role("button", name="Create quote").click()
+    expect(page.get_by_role("heading", name="Quote")).to_be_visible()
+    follow(page, page.get_by_role("button", name="Execute…"))
+    expect(page.locator("#approval-needed")).to_contain_text("a second person holding move_money must approve")
+    page.get_by_role("button", name="Ask for approval").click()
+    expect(page.locator("#approval-status")).to_have_text("Waiting for approval")

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from payments.models import ApprovalRequest, Transaction
-from tests.browser.nav import build_quote, follow, log_in, nav_link
+from tests.browser.nav import ask_for_approval, follow, log_in, nav_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -21,13 +21,7 @@ def test_a_large_execute_waits_for_a_second_operations_user(
 ):
     make_staff("operations", "olga")
     log_in(page, live_server, "olga")
-    build_quote(page, live_server, customer, amount="20000.00")
-    page.get_by_role("button", name="Create quote").click()
-    expect(page.get_by_role("heading", name="Quote")).to_be_visible()
-    follow(page, page.get_by_role("button", name="Execute…"))
-    expect(page.locator("#approval-needed")).to_contain_text("a second person holding move_money must approve")
-    page.get_by_role("button", name="Ask for approval").click()
-    expect(page.locator("#approval-status")).to_have_text("Waiting for approval")
+    ask_for_approval(page, live_server, customer)
     expect(page.get_by_role("button", name="Approve and execute")).to_have_count(0)  # not the maker's to approve
     screenshot("requested")
     assert not Transaction.objects.exists()

@@ -5,7 +5,6 @@ from decimal import Decimal
 
 import pytest
 from core.mirrored import Source
-from core.upstream import get_client
 from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
@@ -13,6 +12,7 @@ from monitoring.models import RuleKind
 from payments.upserts import transactions_upsert
 from tests.browser.nav import follow, log_in
 from tests.monitoring.helpers import live_rule, onramp_quote
+from upstream.client import get_client
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

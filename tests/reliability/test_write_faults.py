@@ -50,6 +50,13 @@ NO_API_CALL = {
     "core-reset-staff-mfa": "staff are back-office state",
     "core-unlock-staff": "staff are back-office state",
     "core-create-staff-password-link": "staff are back-office state",
+    "notifications-read-all": "a member's own notifications: back-office state",
+    "notifications-open-notification": "a member's own notifications: back-office state",
+    "notifications-preferences": "a member's own choices: back-office state",
+    "notifications-list-destinations": "team destinations are back-office state",
+    "notifications-change-destination": "team destinations are back-office state",
+    "notifications-test-destination": "sends to the team's channel through apprise, never the Payments API",
+    "notifications-retry-delivery": "sends to a member or a team's channel, never the Payments API",
 }
 # Back-office state in the payments app, not the mirror: a failed write may change a request's status.
 NOT_MIRROR = {"approvalrequest"}

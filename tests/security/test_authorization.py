@@ -264,6 +264,10 @@ UNKNOWN_IDS = {
     "core-reset-staff-mfa": {"pk": 999_999},
     "core-unlock-staff": {"pk": 999_999},
     "core-create-staff-password-link": {"pk": 999_999},
+    "notifications-open-notification": {"pk": 999_999},
+    "notifications-change-destination": {"pk": 999_999},
+    "notifications-test-destination": {"pk": 999_999},
+    "notifications-retry-delivery": {"pk": 999_999},
 }
 
 

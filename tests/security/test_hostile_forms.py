@@ -50,6 +50,10 @@ FORMLESS = {
     "core-create-staff-password-link",
     "payments-approve-approval-request",
     "payments-withdraw-approval-request",
+    "notifications-read-all",
+    "notifications-open-notification",
+    "notifications-test-destination",
+    "notifications-retry-delivery",
 }
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 HUNDRED_MB_PLUS_ONE = 100 * 1024 * 1024 + 1
@@ -227,6 +231,15 @@ def targets(name: str, upstream) -> list[Target]:
         from staff.forms import TimeZoneForm
 
         return [Target(url_of(name), _fields(TimeZoneForm), {"time_zone": "Europe/Berlin"})]
+    if name == "notifications-preferences":
+        from notifications.kinds import KINDS
+        from notifications.models import Choice
+
+        return [Target(url_of(name), {code: forms.ChoiceField(choices=Choice.choices) for code in KINDS}, base)]
+    if name in ("notifications-list-destinations", "notifications-change-destination"):
+        from notifications.forms import DestinationForm
+
+        return [Target(url_of(name), _fields(DestinationForm), base)]
     # Actions without a form (refresh, replay): junk fields must be ignored.
     assert name in FORMLESS, f"{name}: a new POST of the matrix needs its hostile cases here"
     return [Target(url_of(name), {"unexpected": forms.CharField()}, base)]
