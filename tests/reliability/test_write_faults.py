@@ -50,6 +50,17 @@ NO_API_CALL = {
     "core-reset-staff-mfa": "staff are back-office state",
     "core-unlock-staff": "staff are back-office state",
     "core-create-staff-password-link": "staff are back-office state",
+    "monitoring-decide-alert": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-create-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-edit-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-submit-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-withdraw-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-approve-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-pause-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-resume-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-backtest-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-import-watchlist": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-reimport-watchlist": "monitoring is back-office state: rules, lists and alerts",
 }
 # Back-office state in the payments app, not the mirror: a failed write may change a request's status.
 NOT_MIRROR = {"approvalrequest"}
