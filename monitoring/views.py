@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audit.records import audit_record
-from core.access import require_permission, role_required
+from core.access import role_required
 from core.exports import Column, csv_response, refused_filters
 from core.views import page_or_partial, paginate_keyset
 from payments.models import PaymentAccount, Transaction
@@ -180,9 +180,11 @@ def _rule(pk):
 @role_required("manage_monitoring")
 @require_http_methods(["GET", "POST"])
 def create_rule(request):
-    kind_form = KindForm(request.GET or None)
+    kind_form = KindForm({"kind": request.POST.get("kind") or request.GET.get("kind")})
     if not kind_form.is_valid():
-        return render(request, "monitoring/rules/choose_kind.html", {"form": KindForm(), "kinds": RuleKind.choices})
+        status = 400 if request.method == "POST" else 200
+        context = {"form": KindForm(), "kinds": RuleKind.choices}
+        return render(request, "monitoring/rules/choose_kind.html", context, status=status)
     kind = kind_form.cleaned_data["kind"]
     form = RuleForm(request.POST or None, kind=kind)
     if request.method == "POST" and form.is_valid():
@@ -352,21 +354,31 @@ def import_watchlist(request):
     return render(request, "monitoring/lists/list.html", {"lists": lists, "form": form}, status=400)
 
 
-@role_required("view_monitoring")
-@require_http_methods(["GET", "POST"])
-def view_watchlist(request, pk):
-    watchlist = get_object_or_404(WatchList.objects.select_related("imported_by"), pk=pk)
-    form = ImportForm(new=False, initial={"match_threshold": watchlist.match_threshold})
-    if request.method == "POST":
-        require_permission(request.user, "manage_monitoring")
-        form = ImportForm(request.POST, request.FILES, new=False)
-        if form.is_valid() and _import(request, watchlist, form) is not None:
-            messages.success(request, "Imported again; the mirror is screened again.")
-            return redirect("monitoring-view-watchlist", pk=watchlist.pk)
+def _watchlist_page(request, watchlist, form, status=200):
     entries = watchlist.entries.order_by("name", "pk")[:50]
     template = page_or_partial(request, "monitoring/lists/show.html", "progress")
-    status = 400 if form.errors else 200
     return render(request, template, {"watchlist": watchlist, "entries": entries, "form": form}, status=status)
+
+
+@role_required("view_monitoring")
+@require_GET
+def view_watchlist(request, pk):
+    watchlist = get_object_or_404(WatchList.objects.select_related("imported_by"), pk=pk)
+    return _watchlist_page(
+        request, watchlist, ImportForm(new=False, initial={"match_threshold": watchlist.match_threshold})
+    )
+
+
+@role_required("manage_monitoring")
+@require_POST
+def reimport_watchlist(request, pk):
+    """A new edition of the list's file(s): its entries replaced, the mirror screened again."""
+    watchlist = get_object_or_404(WatchList.objects.select_related("imported_by"), pk=pk)
+    form = ImportForm(request.POST, request.FILES, new=False)
+    if form.is_valid() and _import(request, watchlist, form) is not None:
+        messages.success(request, "Imported again; the mirror is screened again.")
+        return redirect("monitoring-view-watchlist", pk=watchlist.pk)
+    return _watchlist_page(request, watchlist, form, status=400)
 
 
 urlpatterns = [
@@ -388,4 +400,5 @@ urlpatterns = [
     path("lists/", list_watchlists, name="monitoring-list-watchlists"),
     path("lists/import", import_watchlist, name="monitoring-import-watchlist"),
     path("lists/<int:pk>/", view_watchlist, name="monitoring-view-watchlist"),
+    path("lists/<int:pk>/import", reimport_watchlist, name="monitoring-reimport-watchlist"),
 ]

@@ -4,7 +4,6 @@ alert; the reviewer decides it with a reason and finds the decision in the audit
 from decimal import Decimal
 
 import pytest
-from core.mirrored import Source
 from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
@@ -13,6 +12,7 @@ from payments.upserts import transactions_upsert
 from tests.browser.nav import follow, log_in
 from tests.monitoring.helpers import live_rule, onramp_quote
 from upstream.client import get_client
+from upstream.mirrored import Source
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

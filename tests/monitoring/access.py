@@ -1,6 +1,8 @@
 """Monitoring's URLs in the role matrix (see tests/access.py): compliance and auditors read,
 compliance decides alerts, admins manage rules and watch lists."""
 
+import uuid
+
 from monitoring.models import Alert, Backtest, RuleKind, WatchList
 from monitoring.services import rule_create
 from tests.access import Access
@@ -12,7 +14,9 @@ MANAGERS = frozenset({"admin"})
 
 
 def _alert():
-    return {"pk": Alert.objects.create(kind="monitoring", dedupe_key="matrix", sentence="A test alert.").pk}
+    return {
+        "pk": Alert.objects.create(kind="monitoring", dedupe_key=f"matrix:{uuid.uuid4()}", sentence="A test alert.").pk
+    }
 
 
 def _rule():
@@ -26,7 +30,7 @@ def _backtest():
 
 
 def _list():
-    return {"pk": WatchList.objects.create(name="Matrix list", format=WatchList.Format.OFAC_SDN).pk}
+    return {"pk": WatchList.objects.create(name=f"Matrix list {uuid.uuid4()}", format=WatchList.Format.OFAC_SDN).pk}
 
 
 ACCESS = {
@@ -37,9 +41,13 @@ ACCESS = {
         DECIDERS, method="post", kwargs=_alert, data=lambda: {"decision": "false_positive", "reason": "A test."}
     ),
     "monitoring-list-rules": Access(VIEWERS),
-    "monitoring-create-rule": Access(MANAGERS),
+    "monitoring-create-rule": Access(
+        MANAGERS, method="post", form=True, data=lambda: {"kind": "large_transfer", "name": "Big", "min_usd": "1"}
+    ),
     "monitoring-view-rule": Access(VIEWERS, kwargs=_rule),
-    "monitoring-edit-rule": Access(MANAGERS, kwargs=_rule),
+    "monitoring-edit-rule": Access(
+        MANAGERS, method="post", form=True, kwargs=_rule, data=lambda: {"name": "Bigger", "min_usd": "2"}
+    ),
     "monitoring-submit-rule": Access(MANAGERS, method="post", kwargs=_rule),
     "monitoring-withdraw-rule": Access(MANAGERS, method="post", kwargs=_rule),
     "monitoring-approve-rule": Access(MANAGERS, method="post", kwargs=_rule),
@@ -50,4 +58,5 @@ ACCESS = {
     "monitoring-list-watchlists": Access(VIEWERS),
     "monitoring-import-watchlist": Access(MANAGERS, method="post", allowed=400),
     "monitoring-view-watchlist": Access(VIEWERS, kwargs=_list),
+    "monitoring-reimport-watchlist": Access(MANAGERS, method="post", kwargs=_list, allowed=400),
 }

@@ -3,7 +3,6 @@ addresses exactly (EVM without case), the mirror screened again on each import."
 
 import io
 import pathlib
-import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -131,12 +130,11 @@ def test_third_party_bank_account_owners_are_screened():
     assert "bank account owner “Aerocaribbean Airlines”" in alert.sentence
 
 
-def test_one_new_customer_screens_within_50_ms_against_20000_entries():
-    rows = [(i, f"Entry {i}", normalise(f"Person{i % 997} Family{i} Trading")) for i in range(20000)]
-    index = NameIndex(rows)
-    started = time.perf_counter()
-    index.match("Person12 Family3000 Trading", 90)
-    assert time.perf_counter() - started < 0.05
+def test_a_name_is_compared_only_with_entries_sharing_a_word_or_its_first_letters():
+    index = NameIndex([(1, "Ivan Petrov", normalise("Ivan Petrov")), (2, "Zed Quux", normalise("Zed Quux"))])
+    assert index.match("Ivan Petrova", 80)[0].entry_id == 1
+    assert index.match("Petrov Ivan", 90)[0].score == 100
+    assert index.match("Xavier Young", 0) == []
 
 
 def test_an_import_screens_the_mirror_again_and_a_reimport_raises_nothing_twice(
@@ -163,7 +161,8 @@ def test_an_import_screens_the_mirror_again_and_a_reimport_raises_nothing_twice(
     upload = SimpleUploadedFile("targets.simple.csv", grown.encode())
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
-            reverse("monitoring-view-watchlist", kwargs={"pk": watchlist.pk}), {"match_threshold": 90, "main": upload}
+            reverse("monitoring-reimport-watchlist", kwargs={"pk": watchlist.pk}),
+            {"match_threshold": 90, "main": upload},
         )
     assert response.status_code == 302
     assert sorted(Alert.objects.values_list("customer", flat=True)) == sorted([known.pk, later.pk])

@@ -57,6 +57,17 @@ NO_API_CALL = {
     "notifications-change-destination": "team destinations are back-office state",
     "notifications-test-destination": "sends to the team's channel through apprise, never the Payments API",
     "notifications-retry-delivery": "sends to a member or a team's channel, never the Payments API",
+    "monitoring-decide-alert": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-create-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-edit-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-submit-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-withdraw-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-approve-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-pause-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-resume-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-backtest-rule": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-import-watchlist": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-reimport-watchlist": "monitoring is back-office state: rules, lists and alerts",
 }
 # Back-office state in the payments app, not the mirror: a failed write may change a request's status.
 NOT_MIRROR = {"approvalrequest"}

@@ -268,6 +268,19 @@ UNKNOWN_IDS = {
     "notifications-change-destination": {"pk": 999_999},
     "notifications-test-destination": {"pk": 999_999},
     "notifications-retry-delivery": {"pk": 999_999},
+    "monitoring-view-alert": {"pk": 999_999},
+    "monitoring-decide-alert": {"pk": 999_999},
+    "monitoring-view-rule": {"pk": 999_999},
+    "monitoring-edit-rule": {"pk": 999_999},
+    "monitoring-submit-rule": {"pk": 999_999},
+    "monitoring-withdraw-rule": {"pk": 999_999},
+    "monitoring-approve-rule": {"pk": 999_999},
+    "monitoring-pause-rule": {"pk": 999_999},
+    "monitoring-resume-rule": {"pk": 999_999},
+    "monitoring-backtest-rule": {"pk": 999_999},
+    "monitoring-view-backtest": {"pk": 999_999},
+    "monitoring-view-watchlist": {"pk": 999_999},
+    "monitoring-reimport-watchlist": {"pk": 999_999},
 }
 
 

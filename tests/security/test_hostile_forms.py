@@ -54,6 +54,12 @@ FORMLESS = {
     "notifications-open-notification",
     "notifications-test-destination",
     "notifications-retry-delivery",
+    "monitoring-submit-rule",
+    "monitoring-withdraw-rule",
+    "monitoring-approve-rule",
+    "monitoring-pause-rule",
+    "monitoring-resume-rule",
+    "monitoring-backtest-rule",
 }
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 HUNDRED_MB_PLUS_ONE = 100 * 1024 * 1024 + 1
@@ -240,6 +246,20 @@ def targets(name: str, upstream) -> list[Target]:
         from notifications.forms import DestinationForm
 
         return [Target(url_of(name), _fields(DestinationForm), base)]
+    if name == "monitoring-decide-alert":
+        from monitoring.forms import DecideForm
+
+        return [Target(url_of(name), _fields(DecideForm), base)]
+    if name in ("monitoring-create-rule", "monitoring-edit-rule"):
+        from monitoring.forms import RuleForm
+
+        fields = {**_fields(lambda: RuleForm(kind="large_transfer")), "kind": forms.ChoiceField()}
+        return [Target(url_of(name), fields, base)]
+    if name in ("monitoring-import-watchlist", "monitoring-reimport-watchlist"):
+        from monitoring.forms import ImportForm
+
+        fields = {n: f for n, f in ImportForm().fields.items() if not isinstance(f, forms.FileField)}
+        return [Target(url_of(name), fields, {"name": "A list", "match_threshold": "90"})]
     # Actions without a form (refresh, replay): junk fields must be ignored.
     assert name in FORMLESS, f"{name}: a new POST of the matrix needs its hostile cases here"
     return [Target(url_of(name), {"unexpected": forms.CharField()}, base)]

@@ -9,7 +9,7 @@ Prints JSON:
 - screening: one new customer against a 20,000-entry list (p50/p99), and the re-screening of
   every customer of the mirror after an import (default 100,000; --full 1,000,000), seconds.
 
-    .venv/bin/python bench/monitoring.py [--full] [--transactions N] [--customers N]
+    .venv/bin/python bench/monitoring_figures.py [--full] [--transactions N] [--customers N]
 """
 
 import argparse
