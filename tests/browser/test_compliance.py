@@ -208,7 +208,10 @@ def test_queue_on_a_phone(page, live_server, make_staff, screenshot, api, settin
     page.goto(f"{live_server.url}/customers/")
     expect(page.locator("#results")).to_contain_text("Ada Lovelace")
     width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390, width
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391).slice(0, 8).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+    )
+    assert width <= 390, (width, wide)
     screenshot("phone", docs="review-queue-phone.png")
 
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from monitoring.models import RuleKind
 from payments.upserts import transactions_upsert
-from tests.browser.nav import follow, log_in
+from tests.browser.nav import follow, log_in, nav_link
 from tests.monitoring.helpers import live_rule, onramp_quote
 from upstream.client import get_client
 from upstream.mirrored import Source
@@ -34,7 +34,7 @@ def test_a_reviewer_decides_a_structuring_alert_and_sees_it_in_the_audit_log(
         transactions_upsert(items=[client.transactions.get(transaction_id=made.transaction_id)], seen_by=Source.SYNC)
 
     log_in(page, live_server, "rita")
-    follow(page, page.get_by_role("link", name="Monitoring", exact=True))
+    follow(page, nav_link(page, "Monitoring", "Alerts"))
     rows = page.locator("#results table")
     expect(rows).to_contain_text("3 transfers of 95\u201399 USD")
     expect(rows).to_contain_text("each under the 100 USD approval threshold")
@@ -48,6 +48,6 @@ def test_a_reviewer_decides_a_structuring_alert_and_sees_it_in_the_audit_log(
     expect(page.locator(".messages")).to_contain_text("Alert decided: True match.")
     expect(page.locator("dl.facts")).to_contain_text("True match by rita")
 
-    follow(page, page.get_by_role("link", name="Audit log", exact=True))
+    follow(page, nav_link(page, "Administration", "Audit log"))
     expect(page.locator("main")).to_contain_text("Decided a monitoring alert")
     expect(page.locator("main")).to_contain_text("True match")
