@@ -332,3 +332,11 @@ def test_an_issue_code_raised_twice_is_named_once_per_row(reviewer):
     lines = b"".join(export.streaming_content if export.streaming else [export.content]).decode()
     sam = next(line for line in lines.splitlines() if "Sam Sanctioned" in line)
     assert sam.count("Sanctioned country") == 1 and sam.count("SANCTIONED_COUNTRY") == 1
+
+
+def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_queue(reviewer):
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        CustomerFactory(name="Helix Analytics", email=email, status="UNDER_REVIEW")
+    page = reviewer.get(URL).content.decode()
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        assert f'Helix Analytics</a><br><span class="kv">{email}</span>' in page

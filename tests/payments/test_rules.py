@@ -13,6 +13,7 @@ from customers.models import Customer
 from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest, AutomationRule, PaymentAccount
 from tests.conftest import authenticated_now
+from tests.factories import CustomerFactory
 from tests.payments.account_fixtures import make_account, make_customer
 
 CREATE = reverse("payments-create-automation-rule")
@@ -330,3 +331,13 @@ def test_the_next_runs_are_listed_in_the_members_time_zone(admin, setup):
 def test_no_next_runs_for_what_is_not_a_cron_expression(admin, setup):
     response = admin.post(CREATE, rule_form(setup, cron_schedule="61 * * * *"))
     assert response.context["next_runs"] == [] and "Next runs in your time zone" not in response.content.decode()
+
+
+def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_picker(admin):
+    first = CustomerFactory(name="Helix Analytics", email="finance@helix.example")
+    CustomerFactory(name="Helix Analytics", email="finance@helixanalytics.example")
+    found = admin.get(reverse("payments-search-customers"), {"q": "Helix", "for": "id_customer_id"}).content.decode()
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        assert f'data-pick-email="{email}">Helix Analytics</button>\n    <br><span class="kv">{email} · ' in found
+    chosen = admin.get(CREATE, {"customer_id": first.customer_id}).content.decode()
+    assert '<span class="kv" data-picker-email>finance@helix.example</span>' in chosen
