@@ -12,7 +12,7 @@ from customers.models import Customer
 
 from ..models import PaymentAccount
 from ..rails import CHAINS, PAYMENT_METHOD_CHOICES
-from ..selectors import quote_accounts
+from ..selectors import accounts_by_id, quote_accounts
 from .fields import AmountField, CustomerPicker
 from .transactions import account_label
 
@@ -96,8 +96,9 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
 
     def _account_choices(self) -> None:
         """The chosen customer's accounts by name (as the quote builder offers them): sources its
-        own, destinations also its organization's third parties. The current values stay
-        choosable, by id, when the mirror no longer offers them."""
+        own, destinations also its organization's third parties. A current value the list does
+        not offer (a rule's account since deactivated) stays choosable, by name, or by id when
+        the mirror does not hold it; _check_owners judges it."""
         field = self.fields["customer_id"]
         if self.is_bound and not field.disabled:
             customer_id = self.data.get(self.add_prefix("customer_id"), "")
@@ -107,12 +108,18 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
         customer = Customer.objects.filter(customer_id=customer_id).first() if customer_id else None
         field.widget.customer = customer
         sources, destinations = quote_accounts(customer=customer) if customer else ([], [])
-        for name, accounts in (("source_account_id", sources), ("destination_account_id", destinations)):
+        offered = {"source_account_id": sources, "destination_account_id": destinations}
+        current = {
+            name: self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name) for name in offered
+        }
+        offered_ids = {a.account_id for accounts in offered.values() for a in accounts}
+        others = accounts_by_id(*(value for value in current.values() if value and value not in offered_ids))
+        for name, accounts in offered.items():
             choices = [("", "Choose the customer first" if customer is None else "Choose an account")]
             choices += [(a.account_id, account_label(a)) for a in accounts]
-            current = self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name)
-            if current and current not in {value for value, _ in choices}:
-                choices.append((current, f"account {current}"))
+            value = current[name]
+            if value and value not in {choice for choice, _ in choices}:
+                choices.append((value, account_label(others[value]) if value in others else f"account {value}"))
             self.fields[name].widget.choices = choices
 
     def clean_cron_schedule(self):

@@ -11,6 +11,7 @@ from django.urls import reverse
 from audit.models import AuditEvent
 from customers.models import Customer
 from mirror.sync import sync_payment_accounts
+from payments.forms.rules import AutomationRuleForm
 from payments.models import ApprovalRequest, AutomationRule, PaymentAccount
 from tests.conftest import authenticated_now
 from tests.factories import CustomerFactory
@@ -341,3 +342,17 @@ def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_picker(admi
         assert f'data-pick-email="{email}">Helix Analytics</button>\n    <br><span class="kv">{email} · ' in found
     chosen = admin.get(CREATE, {"customer_id": first.customer_id}).content.decode()
     assert '<span class="kv" data-picker-email>finance@helix.example</span>' in chosen
+
+
+def test_an_account_not_offered_stays_shown_by_name(upstream, setup):
+    """A rule's account the customer's list no longer offers is still named, not shown as a
+    bare id, and the form still refuses it when it is another customer's."""
+    other = make_customer(upstream, email="grace@example.com")
+    theirs = make_account(upstream, other, "bank")["paymentAccountId"]
+    sync_payment_accounts()
+    form = AutomationRuleForm(initial={"customer_id": setup["customer_id"], "destination_account_id": theirs})
+    choices = dict(form.fields["destination_account_id"].widget.choices)
+    assert choices[theirs] == PaymentAccount.objects.get(account_id=theirs).display_name
+    assert theirs not in dict(form.fields["source_account_id"].widget.choices)
+    unknown = AutomationRuleForm(initial={"customer_id": setup["customer_id"], "source_account_id": "gone"})
+    assert dict(unknown.fields["source_account_id"].widget.choices)["gone"] == "account gone"
