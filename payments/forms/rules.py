@@ -34,6 +34,12 @@ def next_runs(expression: str, *, count: int = 3, now: dt.datetime | None = None
     return [timezone.localtime(runs.get_next(dt.datetime)) for _ in range(count)]
 
 
+def _id_or_blank(value) -> str:
+    """A typed or posted id to look up, or "" for what no id is (a NUL byte, which no database
+    column takes, is refused by the field's own validation)."""
+    return value.strip() if isinstance(value, str) and "\x00" not in value else ""
+
+
 class AutomationRuleForm(ApiErrorsMixin, forms.Form):
     TRIGGER_CHOICES = [("CRON", "On a schedule (cron)"), ("THRESHOLD", "When the source balance reaches an amount")]
 
@@ -104,13 +110,14 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
             customer_id = self.data.get(self.add_prefix("customer_id"), "")
         else:
             customer_id = self.initial.get("customer_id", "")
-        customer_id = customer_id.strip() if isinstance(customer_id, str) else ""
+        customer_id = _id_or_blank(customer_id)
         customer = Customer.objects.filter(customer_id=customer_id).first() if customer_id else None
         field.widget.customer = customer
         sources, destinations = quote_accounts(customer=customer) if customer else ([], [])
         offered = {"source_account_id": sources, "destination_account_id": destinations}
         current = {
-            name: self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name) for name in offered
+            name: _id_or_blank(self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name))
+            for name in offered
         }
         offered_ids = {a.account_id for accounts in offered.values() for a in accounts}
         others = accounts_by_id(*(value for value in current.values() if value and value not in offered_ids))
