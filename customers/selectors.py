@@ -150,12 +150,23 @@ def search_candidates(q: str) -> QuerySet:
     return Customer.objects.filter(matches).values("pk")[:SEARCH_CANDIDATES]
 
 
+def one_issue_per_code(issues: QuerySet[VerificationIssue]) -> QuerySet[VerificationIssue]:
+    """The first of a customer's issues of each code: the API may raise a code more than once
+    (on several fields, or on the KYC and the KYB), which a row names once."""
+    earlier = VerificationIssue.objects.filter(
+        customer=OuterRef("customer"), code=OuterRef("code"), pk__lt=OuterRef("pk")
+    )
+    return issues.exclude(Exists(earlier))
+
+
 def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
     """The customers of the queue's filters (a valid QueueFilterForm's cleaned_data), and the
     ordering to page them by."""
-    # The issues as a plain list on each row: `customer.issues.all` in the template would make a
+    # The issues, each code once, as a plain list on each row: `customer.issues.all` in the template would make a
     # manager and a queryset per row just to hand back the prefetched rows.
-    qs = Customer.objects.select_related("assignee").prefetch_related(Prefetch("issues", to_attr="issue_list"))
+    qs = Customer.objects.select_related("assignee").prefetch_related(
+        Prefetch("issues", queryset=one_issue_per_code(VerificationIssue.objects.order_by("pk")), to_attr="issue_list")
+    )
     if filters.get("status"):
         statuses = filters["status"]
         # "Needs a person" chosen as well: only those of these statuses that need one (a

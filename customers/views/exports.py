@@ -17,7 +17,7 @@ QUEUE_EXPORT_COLUMNS = [
     Column("email", "email"),
     *with_words("customer_type", "type", labels.CUSTOMER_TYPE),
     *with_words("status", "status", labels.STATUS),
-    # The open issues: their codes, and their staff words (joined by "; ").
+    # The open issues: their codes, and their staff words (joined by "; "), each code once.
     Column("issue_codes", "issues"),
     Column("issue_words", "issuesLabel"),
     Column("organization_id", "organizationId"),
@@ -40,7 +40,7 @@ def export_customers(request):
     if not form.is_valid():
         return refused_filters(request, form.errors)
     queryset, ordering = selectors.customer_queue(filters=form.cleaned_data, user=request.user)
-    issues = VerificationIssue.objects.filter(customer=OuterRef("pk"))
+    issues = selectors.one_issue_per_code(VerificationIssue.objects.filter(customer=OuterRef("pk")))
     queryset = (
         queryset.prefetch_related(None)
         .select_related(None)

@@ -1,15 +1,20 @@
 """The automation rule form: a transaction template and its trigger (cron or threshold)."""
 
+import datetime as dt
+
 from cron_descriptor import get_description
 from croniter import croniter
 from django import forms
+from django.utils import timezone
 
 from core.forms import ApiErrorsMixin
 from customers.models import Customer
 
 from ..models import PaymentAccount
 from ..rails import CHAINS, PAYMENT_METHOD_CHOICES
-from .fields import AmountField
+from ..selectors import accounts_by_id, quote_accounts
+from .fields import AmountField, CustomerPicker
+from .transactions import account_label
 
 
 def describe_cron(expression: str) -> str:
@@ -20,17 +25,34 @@ def describe_cron(expression: str) -> str:
         return expression
 
 
+def next_runs(expression: str, *, count: int = 3, now: dt.datetime | None = None) -> list[dt.datetime]:
+    """The next `count` runs of a UTC cron expression, in the current (the member's) time zone;
+    none for an expression that is not one."""
+    if not expression or len(expression.split()) != 5 or not croniter.is_valid(expression):
+        return []
+    runs = croniter(expression, (now or timezone.now()).astimezone(dt.UTC))
+    return [timezone.localtime(runs.get_next(dt.datetime)) for _ in range(count)]
+
+
+def _id_or_blank(value) -> str:
+    """A typed or posted id to look up, or "" for what no id is (a NUL byte, which no database
+    column takes, is refused by the field's own validation)."""
+    return value.strip() if isinstance(value, str) and "\x00" not in value else ""
+
+
 class AutomationRuleForm(ApiErrorsMixin, forms.Form):
     TRIGGER_CHOICES = [("CRON", "On a schedule (cron)"), ("THRESHOLD", "When the source balance reaches an amount")]
 
     name = forms.CharField(label="Name", max_length=200)
-    customer_id = forms.CharField(label="Customer id", max_length=64)
-    source_account_id = forms.CharField(label="Source payment account id", max_length=64)
+    customer_id = forms.CharField(label="Customer", max_length=64, widget=CustomerPicker)
+    # Chosen by name among the customer's accounts; the value stays the account's id, checked
+    # by _check_owners (not by the choices: a rule's account may since have been deactivated).
+    source_account_id = forms.CharField(label="Source account", max_length=64, widget=forms.Select)
     source_payment_method = forms.ChoiceField(label="Source payment method", choices=PAYMENT_METHOD_CHOICES)
     source_currency = forms.CharField(
         label="Source currency", max_length=64, widget=forms.TextInput(attrs={"list": "currency-labels"})
     )
-    destination_account_id = forms.CharField(label="Destination payment account id", max_length=64)
+    destination_account_id = forms.CharField(label="Destination account", max_length=64, widget=forms.Select)
     destination_payment_method = forms.ChoiceField(label="Destination payment method", choices=PAYMENT_METHOD_CHOICES)
     destination_currency = forms.CharField(
         label="Destination currency", max_length=64, widget=forms.TextInput(attrs={"list": "currency-labels"})
@@ -42,6 +64,7 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
         label="Cron schedule (5 fields, UTC)",
         max_length=100,
         required=False,
+        help_text="The API runs the schedule in UTC; the next runs below are shown in your time zone.",
         widget=forms.TextInput(attrs={"placeholder": "0 9 * * 1-5", "spellcheck": "false"}),
     )
     threshold_amount = AmountField(label="Threshold amount (source currency)", required=False)
@@ -75,6 +98,36 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
         if editing:
             # PUT may not change the owner (the API refuses it); keep it visible, not editable.
             self.fields["customer_id"].disabled = True
+        self._account_choices()
+
+    def _account_choices(self) -> None:
+        """The chosen customer's accounts by name (as the quote builder offers them): sources its
+        own, destinations also its organization's third parties. A current value the list does
+        not offer (a rule's account since deactivated) stays choosable, by name, or by id when
+        the mirror does not hold it; _check_owners judges it."""
+        field = self.fields["customer_id"]
+        if self.is_bound and not field.disabled:
+            customer_id = self.data.get(self.add_prefix("customer_id"), "")
+        else:
+            customer_id = self.initial.get("customer_id", "")
+        customer_id = _id_or_blank(customer_id)
+        customer = Customer.objects.filter(customer_id=customer_id).first() if customer_id else None
+        field.widget.customer = customer
+        sources, destinations = quote_accounts(customer=customer) if customer else ([], [])
+        offered = {"source_account_id": sources, "destination_account_id": destinations}
+        current = {
+            name: _id_or_blank(self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name))
+            for name in offered
+        }
+        offered_ids = {a.account_id for accounts in offered.values() for a in accounts}
+        others = accounts_by_id(*(value for value in current.values() if value and value not in offered_ids))
+        for name, accounts in offered.items():
+            choices = [("", "Choose the customer first" if customer is None else "Choose an account")]
+            choices += [(a.account_id, account_label(a)) for a in accounts]
+            value = current[name]
+            if value and value not in {choice for choice, _ in choices}:
+                choices.append((value, account_label(others[value]) if value in others else f"account {value}"))
+            self.fields[name].widget.choices = choices
 
     def clean_cron_schedule(self):
         value = " ".join(self.cleaned_data["cron_schedule"].split())
@@ -130,13 +183,20 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
             ):
                 self.add_error(name, "This account belongs to another customer: a rule moves its own customer's money.")
 
-    def cron_words(self) -> str:
-        """The schedule in plain words: the checked input, else the rule's current one."""
+    def _cron_value(self) -> str:
+        """The schedule shown: the checked input, else the rule's current one."""
         if self.is_bound:
-            value = getattr(self, "cleaned_data", {}).get("cron_schedule")
-        else:
-            value = self.initial.get("cron_schedule")
+            return getattr(self, "cleaned_data", {}).get("cron_schedule") or ""
+        return self.initial.get("cron_schedule") or ""
+
+    def cron_words(self) -> str:
+        """The schedule in plain words."""
+        value = self._cron_value()
         return describe_cron(value) if value else ""
+
+    def cron_next_runs(self) -> list[dt.datetime]:
+        """The schedule's next three runs, in the member's time zone."""
+        return next_runs(self._cron_value())
 
     def template(self) -> dict:
         data = self.cleaned_data

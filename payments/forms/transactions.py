@@ -16,7 +16,7 @@ from .fields import AmountField
 MAX_BULK_CANCEL = 100
 
 
-def _account_label(account) -> str:
+def account_label(account) -> str:
     owner = " · third party" if account.is_third_party else ""
     return f"{account.display_name}{owner}"
 
@@ -68,9 +68,9 @@ class QuoteForm(ApiErrorsMixin, forms.Form):
             iter(self.destinations.values()), None
         )
         destination_options = account_options(destination) if destination else None
-        self.fields["source_account"].choices = [(a.account_id, _account_label(a)) for a in self.sources.values()]
+        self.fields["source_account"].choices = [(a.account_id, account_label(a)) for a in self.sources.values()]
         self.fields["destination_account"].choices = [
-            (a.account_id, _account_label(a)) for a in self.destinations.values()
+            (a.account_id, account_label(a)) for a in self.destinations.values()
         ]
         for prefix, options in (("source", source_options), ("destination", destination_options)):
             self.fields[f"{prefix}_method"].choices = [

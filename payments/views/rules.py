@@ -3,6 +3,7 @@ request another manage_rules holder approves."""
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
@@ -88,6 +89,8 @@ def _render_form(request, form, rule=None):
             "form": form,
             "rule": rule,
             "cron_words": form.cron_words(),
+            "next_runs": form.cron_next_runs(),
+            "zone": timezone.get_current_timezone_name(),
             "currencies": [*TOKENS, *FIAT_CURRENCIES],
         },
     )
@@ -100,7 +103,13 @@ def create_automation_rule(request):
     if request.method == "POST":
         return _create_automation_rule(request)
     initial = _initial_from_source(request.GET.get("source", ""), request.GET.get("customer", ""))
-    return _render_form(request, AutomationRuleForm(initial=initial))
+    return _render_form(request, AutomationRuleForm(initial=initial | _typed(request)))
+
+
+def _typed(request) -> dict:
+    """What was typed before "Update choices" (or the choice of a customer) asked for the form
+    again with the chosen customer's accounts."""
+    return {name: request.GET[name] for name in AutomationRuleForm.base_fields if request.GET.get(name)}
 
 
 def _create_automation_rule(request):
@@ -127,7 +136,8 @@ def edit_automation_rule(request, pk):
     rule = get_object_or_404(AutomationRule, pk=pk)
     if request.method == "POST":
         return _update_automation_rule(request, rule)
-    form = AutomationRuleForm(initial=AutomationRuleForm.initial_from(rule), editing=True)
+    typed = {name: value for name, value in _typed(request).items() if name != "customer_id"}
+    form = AutomationRuleForm(initial=AutomationRuleForm.initial_from(rule) | typed, editing=True)
     return _render_form(request, form, rule)
 
 

@@ -153,9 +153,37 @@ def person(run: Seeding, country: tuple[str, str]) -> dict:
     }
 
 
+def unique_individual(run: Seeding, first: str, last: str) -> tuple[str, str]:
+    """(first, last) as drawn, or the next pair of the lists no customer holds yet: staff tell
+    customers apart by name. Stepping, not drawing again, leaves the random numbers as they were."""
+    start = (FIRST_NAMES.index(first), LAST_NAMES.index(last))
+    for step in range(len(FIRST_NAMES) * len(LAST_NAMES)):
+        candidate = (
+            FIRST_NAMES[(start[0] + step // len(LAST_NAMES)) % len(FIRST_NAMES)],
+            LAST_NAMES[(start[1] + step) % len(LAST_NAMES)],
+        )
+        if f"{candidate[0]} {candidate[1]}" not in run.used_names:
+            run.used_names.add(f"{candidate[0]} {candidate[1]}")
+            return candidate
+    raise ValueError("More individual customers than the demo has distinct names for")
+
+
+def unique_business(run: Seeding, index: int) -> tuple[str, str, str, str]:
+    """The business of this index, or the next one no customer holds yet; once every name is
+    taken, a name with a branch ("Helix Analytics West")."""
+    for branch in ("", " West", " East", " North", " South", " Central"):
+        for step in range(len(BUSINESSES)):
+            name, *rest = BUSINESSES[(index + step) % len(BUSINESSES)]
+            if f"{name}{branch}" not in run.used_names:
+                run.used_names.add(f"{name}{branch}")
+                return (f"{name}{branch}", *rest)
+    raise ValueError("More business customers than the demo has distinct names for")
+
+
 def individual_body(run: Seeding, country: tuple[str, str], shortfall: str | None) -> dict:
     kyc = person(run, country)
-    first, last = kyc["legalFirstName"], kyc["legalLastName"]
+    first, last = unique_individual(run, kyc["legalFirstName"], kyc["legalLastName"])
+    kyc |= {"legalFirstName": first, "legalLastName": last}
     document = {
         "type": "GOVERNMENT_ID",
         "subtype": "NATIONAL_ID" if country[0] != "US" else "DRIVERS_LICENSE",
@@ -191,7 +219,7 @@ def individual_body(run: Seeding, country: tuple[str, str], shortfall: str | Non
 
 
 def business_body(run: Seeding, index: int, country: tuple[str, str], shortfall: str | None) -> dict:
-    name, business_type, industry, description = BUSINESSES[index % len(BUSINESSES)]
+    name, business_type, industry, description = unique_business(run, index)
     code = "CU" if shortfall == "sanctioned" else country[0]
     slug = "".join(c for c in name.lower() if c.isalnum())
     owner = person(run, run.rng.choice(COUNTRIES))

@@ -18,6 +18,7 @@ class Seeding:
         self.active_count = 0
         self.transaction_count = 0
         self.used_emails: set[str] = set()
+        self.used_names: set[str] = set()
 
     def amount(self, low: int, high: int) -> Decimal:
         """An amount with cents from low to high."""

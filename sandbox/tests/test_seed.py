@@ -156,6 +156,25 @@ def test_the_data_is_deterministic(db):
     ]
 
 
+def test_customer_names_are_unique(seeded):
+    names = [customer.name for customer in demo_customers()]
+    assert len(names) == 20 and len(set(names)) == 20
+
+
+def test_names_stay_unique_past_the_end_of_the_lists(db):
+    run = Seeding(keys.ensure_demo_key())
+    businesses = [business_body(run, index, ("US", "ssn"), None)["businessName"] for index in range(30)]
+    assert len(set(businesses)) == 30
+    assert businesses.count("Helix Analytics") == 1 and "Helix Analytics West" in businesses
+    people = [individual_body(run, ("US", "ssn"), None) for _ in range(200)]
+    names = {(body["firstName"], body["lastName"]) for body in people}
+    assert len(names) == 200
+    assert all(
+        (b["kycData"]["legalFirstName"], b["kycData"]["legalLastName"]) == (b["firstName"], b["lastName"])
+        for b in people
+    )
+
+
 def test_too_few_customers_is_refused(db):
     with pytest.raises(CommandError, match="at least 10"):
         run_seed("--customers", "5")

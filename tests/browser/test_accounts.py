@@ -76,12 +76,14 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
 
     follow(page, nav_link(page, "Payments", "Automation rules"))
     follow(page, page.get_by_role("link", name="New rule"))
+    # The customer by name; choosing them brings their accounts, by name, into the form.
+    pick_customer(page, "Ada", "Ada Lovelace")
+    expect(page.get_by_label("Source account")).to_contain_text("Ada's Base wallet")
     page.get_by_label("Name:", exact=True).fill("Weekday sweep")
-    page.get_by_label("Customer id").fill(customer_id)
-    page.get_by_label("Source payment account id").fill(account.account_id)
+    page.get_by_label("Source account").select_option(label=account.display_name)
     page.get_by_label("Source payment method").select_option("BASE")
     page.get_by_label("Source currency:", exact=True).fill("USDC")
-    page.get_by_label("Destination payment account id").fill(account.account_id)
+    page.get_by_label("Destination account").select_option(label=account.display_name)
     page.get_by_label("Destination payment method").select_option("BASE")
     page.get_by_label("Destination currency:", exact=True).fill("USDC")
     page.get_by_label("Amount (source currency):", exact=True).fill("10")
@@ -101,7 +103,12 @@ def test_admin_creates_an_external_crypto_wallet_and_sees_its_balance(
     )  # fmt: skip
     # Made through the API, not the page: the mirror learns of it by a sync, as it would in life.
     assert sync_payment_accounts().outcome == "succeeded"
-    page.get_by_label("Destination payment account id").fill(bank["paymentAccountId"])
+    # The new account is offered once the form's choices are brought up to date, the input kept.
+    page.get_by_role("button", name="Update choices").click()
+    expect(page.get_by_label("Destination account")).to_contain_text("Payroll")
+    expect(page.get_by_label("Name:", exact=True)).to_have_value("Weekday sweep")
+    payroll = PaymentAccount.objects.get(account_id=bank["paymentAccountId"])
+    page.get_by_label("Destination account").select_option(label=payroll.display_name)
     page.get_by_label("Destination payment method").select_option("ACH")
     page.get_by_label("Destination currency:", exact=True).fill("USD")
     page.get_by_role("button", name="Create rule").click()

@@ -305,3 +305,11 @@ def test_the_compliance_home_counts_escalated_cases_and_leaves_decided_ones_out(
     assert shown["Escalated cases"] == ("1", ESCALATIONS)
     assert shown["All cases needing a person"][0] == "1"
     assert shown["Rejected"][0] == "0"
+
+
+def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_escalations(reviewer):
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        CustomerFactory(name="Helix Analytics", email=email, status="REJECTED", case_decision="escalated")
+    page = reviewer.get(ESCALATIONS).content.decode()
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        assert f'Helix Analytics</a><br><span class="kv">{email}</span>' in page

@@ -310,3 +310,33 @@ def test_an_unchanged_status_keeps_the_clock_running(reviewer, clock, settings):
     seen("steady", "UNDER_REVIEW", clock.at(2))  # a later copy, same status (e.g. a new issue)
     clock.at(4)
     assert row(reviewer.get(URL), "Steady").clock["on_us"] == dt.timedelta(hours=4)
+
+
+def test_an_issue_code_raised_twice_is_named_once_per_row(reviewer):
+    """The API may raise one code on several fields: a row names it once, on the page and in
+    the export, and keeps the other codes."""
+    rejected = CustomerFactory(name="Sam Sanctioned", status="REJECTED")
+    VerificationIssueFactory(customer=rejected, code="SANCTIONED_COUNTRY")
+    VerificationIssueFactory(customer=rejected, code="SANCTIONED_COUNTRY")
+    VerificationIssueFactory(customer=rejected, code="DOCUMENT_MISSING_BACK")
+    other = CustomerFactory(name="Sue Sanctioned", status="REJECTED")
+    VerificationIssueFactory(customer=other, code="SANCTIONED_COUNTRY")
+    response = reviewer.get(URL, {"status": "REJECTED"})
+    rows = {c.name: [i.code for i in c.issue_list] for c in response.context["page"].items}
+    assert rows == {
+        "Sam Sanctioned": ["SANCTIONED_COUNTRY", "DOCUMENT_MISSING_BACK"],
+        "Sue Sanctioned": ["SANCTIONED_COUNTRY"],
+    }
+    assert response.content.decode().count(">Sanctioned country</span>") == 2
+    export = reviewer.get(reverse("customers-export-customers"), {"status": "REJECTED"})
+    lines = b"".join(export.streaming_content if export.streaming else [export.content]).decode()
+    sam = next(line for line in lines.splitlines() if "Sam Sanctioned" in line)
+    assert sam.count("Sanctioned country") == 1 and sam.count("SANCTIONED_COUNTRY") == 1
+
+
+def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_queue(reviewer):
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        CustomerFactory(name="Helix Analytics", email=email, status="UNDER_REVIEW")
+    page = reviewer.get(URL).content.decode()
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        assert f'Helix Analytics</a><br><span class="kv">{email}</span>' in page

@@ -1,14 +1,20 @@
 """Automation rules: list per customer and source account, create and edit, against the sandbox.
 A create or an edit is a request; the rule is written upstream when a second admin approves it."""
 
+import datetime as dt
+import itertools
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from audit.models import AuditEvent
+from customers.models import Customer
 from mirror.sync import sync_payment_accounts
-from payments.models import ApprovalRequest, AutomationRule
+from payments.forms.rules import AutomationRuleForm
+from payments.models import ApprovalRequest, AutomationRule, PaymentAccount
 from tests.conftest import authenticated_now
+from tests.factories import CustomerFactory
 from tests.payments.account_fixtures import make_account, make_customer
 
 CREATE = reverse("payments-create-automation-rule")
@@ -270,3 +276,83 @@ def test_only_another_manage_rules_holder_may_approve_a_rule(admin, setup, clien
     approval.refresh_from_db()
     assert (approval.status, approval.checker) == ("pending", None)
     assert not AutomationRule.objects.exists()
+
+
+def test_the_form_picks_the_customer_and_accounts_by_name(admin, setup):
+    """The customer by the type-ahead the quote builder uses, the accounts among the chosen
+    customer's own by name; the values sent stay ids."""
+    blank = admin.get(CREATE).content.decode()
+    assert "data-customer-picker" in blank and 'placeholder="Customer name, e-mail or id"' in blank
+    assert 'name="customer_id" value=""' in blank and "Choose the customer first" in blank
+
+    customer = Customer.objects.get(customer_id=setup["customer_id"])
+    found = admin.get(reverse("payments-search-customers"), {"q": customer.email, "for": "id_customer_id"})
+    assert f'data-pick-id="{setup["customer_id"]}"' in found.content.decode()
+
+    # Choosing the customer asks for the form again (htmx), with what was typed kept.
+    chosen = admin.get(CREATE, {"customer_id": setup["customer_id"], "name": "Weekday sweep"})
+    form = chosen.context["form"]
+    bank = PaymentAccount.objects.get(account_id=setup["bank"])
+    assert (setup["bank"], bank.display_name) in form["source_account_id"].field.widget.choices
+    assert form["name"].value() == "Weekday sweep"
+    page = chosen.content.decode()
+    assert f"<strong data-picker-name>{customer.name}</strong>" in page
+    assert f'<option value="{setup["service"]}">' in page and "payment account id" not in page
+
+
+def test_an_account_of_another_customer_is_refused_even_when_posted(admin, upstream, setup):
+    other = make_customer(upstream, email="grace@example.com")
+    theirs = make_account(upstream, other, "bank")["paymentAccountId"]
+    sync_payment_accounts()
+    response = admin.post(CREATE, rule_form(setup, destination_account_id=theirs))
+    assert errors_of(response) == {
+        "destination_account_id": ["This account belongs to another customer: a rule moves its own customer's money."]
+    }
+    assert not ApprovalRequest.objects.exists()
+
+
+def test_the_next_runs_are_listed_in_the_members_time_zone(admin, setup):
+    assert admin.post(reverse("core-set-time-zone"), {"time_zone": "Asia/Tokyo"}).status_code == 302
+    response = admin.post(CREATE, rule_form(setup, cron_schedule="30 23 * * *", amount="-1"))
+    page = response.content.decode()
+    # 23:30 UTC is 08:30 the next day in Tokyo (UTC+9); the expression itself stays UTC.
+    runs = response.context["next_runs"]
+    assert [(str(run.tzinfo), run.strftime("%H:%M"), run.utcoffset()) for run in runs] == [
+        ("Asia/Tokyo", "08:30", dt.timedelta(hours=9))
+    ] * 3
+    assert [later - earlier for earlier, later in itertools.pairwise(runs)] == [dt.timedelta(days=1)] * 2
+    assert dt.timedelta(0) < runs[0] - dt.datetime.now(dt.UTC) <= dt.timedelta(days=1)
+    assert "Next runs in your time zone (Asia/Tokyo)" in page
+    for run in runs:
+        assert f'<time datetime="{run.isoformat()}">{run.strftime("%a %-d %b %Y")}, 08:30</time>' in page
+    assert "Cron schedule (5 fields, UTC)" in page and "The API runs the schedule in UTC" in page
+    assert response.context["form"]["cron_schedule"].value() == "30 23 * * *"
+
+
+def test_no_next_runs_for_what_is_not_a_cron_expression(admin, setup):
+    response = admin.post(CREATE, rule_form(setup, cron_schedule="61 * * * *"))
+    assert response.context["next_runs"] == [] and "Next runs in your time zone" not in response.content.decode()
+
+
+def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_picker(admin):
+    first = CustomerFactory(name="Helix Analytics", email="finance@helix.example")
+    CustomerFactory(name="Helix Analytics", email="finance@helixanalytics.example")
+    found = admin.get(reverse("payments-search-customers"), {"q": "Helix", "for": "id_customer_id"}).content.decode()
+    for email in ("finance@helix.example", "finance@helixanalytics.example"):
+        assert f'data-pick-email="{email}">Helix Analytics</button>\n    <br><span class="kv">{email} · ' in found
+    chosen = admin.get(CREATE, {"customer_id": first.customer_id}).content.decode()
+    assert '<span class="kv" data-picker-email>finance@helix.example</span>' in chosen
+
+
+def test_an_account_not_offered_stays_shown_by_name(upstream, setup):
+    """A rule's account the customer's list no longer offers is still named, not shown as a
+    bare id, and the form still refuses it when it is another customer's."""
+    other = make_customer(upstream, email="grace@example.com")
+    theirs = make_account(upstream, other, "bank")["paymentAccountId"]
+    sync_payment_accounts()
+    form = AutomationRuleForm(initial={"customer_id": setup["customer_id"], "destination_account_id": theirs})
+    choices = dict(form.fields["destination_account_id"].widget.choices)
+    assert choices[theirs] == PaymentAccount.objects.get(account_id=theirs).display_name
+    assert theirs not in dict(form.fields["source_account_id"].widget.choices)
+    unknown = AutomationRuleForm(initial={"customer_id": setup["customer_id"], "source_account_id": "gone"})
+    assert dict(unknown.fields["source_account_id"].widget.choices)["gone"] == "account gone"
