@@ -1,0 +1,41 @@
+"""What the audit log calls an event's target: each app names its own kinds of record.
+
+An app registers, for a kind ("user", "customer", "quote"…), a function that takes the ids of a
+page's events of that kind and answers {id: Target(name, url)} in one query; the page names
+all its targets in one query per kind, whatever their number.
+"""
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+
+class Target(NamedTuple):
+    name: str
+    url: str
+
+
+Namer = Callable[[set[str]], dict[str, Target]]
+_NAMERS: dict[str, Namer] = {}
+
+
+def register(kind: str, namer: Namer) -> None:
+    _NAMERS[kind] = namer
+
+
+def name_targets(events: Iterable) -> None:
+    """Set `event.target` (a Target, or None for a kind no app names or a record gone) on each
+    event, with one query per kind of target among them."""
+    events = list(events)
+    ids = defaultdict(set)
+    for event in events:
+        if event.target_id and event.target_kind in _NAMERS:
+            ids[event.target_kind].add(event.target_id)
+    names = {kind: _NAMERS[kind](kind_ids) for kind, kind_ids in ids.items()}
+    for event in events:
+        event.target = names.get(event.target_kind, {}).get(event.target_id)
+
+
+def int_ids(ids: Iterable[str]) -> list[int]:
+    """The ids that are row numbers (a user's or an approval's); others name nothing."""
+    return [int(i) for i in ids if i.isdigit()]
