@@ -12,6 +12,7 @@ from django.utils import timezone
 from audit.models import AuditEvent
 from payments.models import ApprovalRequest, Quote, Transaction
 from payments.services.approvals import Executed, WaitingForApproval, execute_or_request_approval
+from payments.templatetags.tx_display import rate, rate_between
 from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
@@ -71,6 +72,8 @@ def test_execute_shows_a_confirmation_with_accounts_by_name(maker, setup):
     assert "Base wallet · External crypto wallet · USDC on Base · …abab" in figures
     assert "100.00 USD" in figures and "99.25 USDC" in figures and "service 0.75" in figures
     assert "data-countdown" in figures
+    # The rate with the currencies it converts, never a bare "Rate 1".
+    assert f"<dt>Rate</dt><dd>1 USD = {rate(quote.exchange_rate)} USDC</dd>" in figures
     assert 'id="approval-needed"' not in html and "Execute: move the money" in html
     assert not Transaction.objects.exists()  # a GET moves nothing
     response = maker.post(reverse("payments-execute-quote", args=[quote.quote_id]), {"correlation_id": ""})
@@ -370,3 +373,9 @@ def test_the_list_pages_with_a_fixed_number_of_queries(checker, make_staff, djan
     assert rejected.context["page"].items == []
     partial = checker.get(url, headers={"HX-Request": "true"}).content.decode()
     assert "<html" not in partial and "maker-3" in partial
+
+
+def test_a_rate_reads_with_its_currencies():
+    assert rate_between("0.998700000000000000", "USD", "USDC") == "1 USD = 0.9987 USDC"
+    assert rate_between("1.000000000000000000", "EUR", "EURC") == "1 EUR = 1 EURC"
+    assert rate_between(None, "USD", "USDC") == "—"
