@@ -17,21 +17,28 @@ class Target(NamedTuple):
 
 Namer = Callable[[set[str]], dict[str, Target]]
 _NAMERS: dict[str, Namer] = {}
+# The permission a kind's pages need (codename of core.roles): without it the name shows, no link.
+_PERMISSIONS: dict[str, str] = {}
 
 
-def register(kind: str, namer: Namer) -> None:
+def register(kind: str, namer: Namer, *, permission: str = "") -> None:
     _NAMERS[kind] = namer
+    if permission:
+        _PERMISSIONS[kind] = permission
 
 
-def name_targets(events: Iterable) -> None:
+def name_targets(events: Iterable, user) -> None:
     """Set `event.target` (a Target, or None for a kind no app names or a record gone) on each
-    event, with one query per kind of target among them."""
+    event, with one query per kind of target among them; a link only to pages `user` may open."""
     events = list(events)
     ids = defaultdict(set)
     for event in events:
         if event.target_id and event.target_kind in _NAMERS:
             ids[event.target_kind].add(event.target_id)
     names = {kind: _NAMERS[kind](kind_ids) for kind, kind_ids in ids.items()}
+    for kind, named in names.items():
+        if kind in _PERMISSIONS and not user.has_perm(f"core.{_PERMISSIONS[kind]}"):
+            names[kind] = {i: target._replace(url="") for i, target in named.items()}
     for event in events:
         event.target = names.get(event.target_kind, {}).get(event.target_id)
 

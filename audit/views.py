@@ -37,7 +37,7 @@ def list_audit_events(request):
         # Statuses, decisions, roles and API error codes of the details, in staff words.
         event.detail_items = labels.detail_items(event.target_kind, event.details)
     # Targets by name with a link, one query per kind of target on the page.
-    name_targets(page.items)
+    name_targets(page.items, request.user)
     template = page_or_partial(request, "audit/audit_events.html")
     return render(request, template, {"filter": filterset, "page": page})
 

@@ -26,4 +26,4 @@ class CustomersConfig(AppConfig):
                 "customer.kind": labels.HANDOUT,
             }
         )
-        targets.register("customer", name_customers)
+        targets.register("customer", name_customers, permission="view_customers")

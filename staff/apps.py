@@ -14,4 +14,4 @@ class StaffConfig(AppConfig):
         from .audit_targets import name_members
 
         labels.register(labels.ACTION, ACTION_LABELS)
-        targets.register("user", name_members)
+        targets.register("user", name_members, permission="manage_staff")

@@ -161,7 +161,7 @@ def test_the_action_filter_suggests_known_actions_in_words_and_takes_any(client_
 
 
 def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, django_assert_max_num_queries):
-    client = client_as("auditor")
+    client = client_as("admin")
     member = StaffUserFactory(username="dana")
     customer = CustomerFactory(name="Helix Analytics")
     quote = QuoteFactory(customer=customer, source_amount=Decimal("250"))
@@ -195,6 +195,10 @@ def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, djang
     rows = html.split("<tbody", 1)[1]
     assert not re.search(r">\s*User\s*</span>\s*<code>\d+", rows)
     assert not re.search(r"User \d+<", rows.replace('title="User', ""))
+    # An auditor reads the member's name, with no link to a staff page the role may not open.
+    auditor_html = client_as("auditor").get(reverse("core-list-audit-events")).content.decode()
+    assert f'<span title="User {member.pk}">dana</span>' in auditor_html
+    assert reverse("core-view-staff", args=[member.pk]) not in auditor_html
 
 
 def test_a_page_of_many_targets_names_them_in_one_query_per_kind(client_as, django_assert_max_num_queries):
