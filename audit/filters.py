@@ -1,4 +1,5 @@
 import django_filters
+from django.contrib.auth import get_user_model
 
 from core import labels
 from core.forms import SuggestInput, date_input, day_range
@@ -6,8 +7,14 @@ from core.forms import SuggestInput, date_input, day_range
 from .models import AuditEvent
 
 
+def _members():
+    return get_user_model().objects.order_by("username").values_list("username", "username")
+
+
 class AuditEventFilter(django_filters.FilterSet):
-    actor = django_filters.CharFilter(field_name="actor_username", label="Actor")
+    # The members' usernames suggested (one query, when the form is drawn); any name still taken,
+    # that of a member since removed among them.
+    actor = django_filters.CharFilter(field_name="actor_username", label="Actor", widget=SuggestInput(_members))
     action = django_filters.CharFilter(
         field_name="action", label="Action", widget=SuggestInput(lambda: sorted(labels.words(labels.ACTION).items()))
     )

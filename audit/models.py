@@ -39,3 +39,9 @@ class AuditEvent(models.Model):
 
     def __str__(self):
         return f"{self.actor_username or 'system'} {self.action} {self.target_kind}:{self.target_id}"
+
+    @property
+    def refused(self) -> bool:
+        """An attempt that did not happen: denied (the role, a case escalated meanwhile) or failed
+        (the API refused it). Pages show it as refused, never as the action done."""
+        return self.outcome != self.Outcome.SUCCESS

@@ -10,6 +10,7 @@ from core.views import page_or_partial, paginate_keyset
 
 from .filters import AuditEventFilter
 from .models import AuditEvent
+from .targets import name_targets
 
 AUDIT_PAGE_SIZE = 50
 AUDIT_EXPORT_COLUMNS = [
@@ -35,6 +36,8 @@ def list_audit_events(request):
     for event in page.items:
         # Statuses, decisions, roles and API error codes of the details, in staff words.
         event.detail_items = labels.detail_items(event.target_kind, event.details)
+    # Targets by name with a link, one query per kind of target on the page.
+    name_targets(page.items, request.user)
     template = page_or_partial(request, "audit/audit_events.html")
     return render(request, template, {"filter": filterset, "page": page})
 

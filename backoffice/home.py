@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEvent
+from audit.targets import name_targets
 from core.roles import Role
 from customers.models import Customer, CustomerStatus
 from customers.selectors import NEEDS_PERSON, escalated_q, needs_person_q
@@ -326,8 +327,10 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
 
 
 def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
+    events = list(AuditEvent.objects.order_by("-created_at", "-id")[:LATEST_AUDIT_EVENTS])
+    name_targets(events, user)  # by name, one query per kind of target
     context = {
-        "events": list(AuditEvent.objects.order_by("-created_at", "-id")[:LATEST_AUDIT_EVENTS]),
+        "events": events,
         "approvals": list(ApprovalRequest.objects.select_related("maker").order_by("-pk")[:LATEST_AUDIT_EVENTS]),
         "audit_url": _path("core-list-audit-events"),
     }

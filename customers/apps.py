@@ -5,8 +5,10 @@ class CustomersConfig(AppConfig):
     name = "customers"
 
     def ready(self):
+        from audit import targets
         from core import labels
 
+        from .audit_targets import name_customers
         from .choices import ACTION_LABELS, ISSUE_LABELS
         from .models import CaseDecision, CustomerStatus, CustomerType, HostedLinkHandout
 
@@ -24,3 +26,4 @@ class CustomersConfig(AppConfig):
                 "customer.kind": labels.HANDOUT,
             }
         )
+        targets.register("customer", name_customers, permission="view_customers")

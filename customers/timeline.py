@@ -81,6 +81,10 @@ class TimelineEntry:
     who: str
     outcome: str = "success"
 
+    @property
+    def refused(self) -> bool:
+        return self.outcome != AuditEvent.Outcome.SUCCESS
+
 
 def customer_events(customer: Customer):
     """The newest 100 audit events about this customer (the timeline's; the audit_target index),
@@ -138,7 +142,8 @@ def customer_timeline(
             TimelineEntry(
                 at=event.created_at,
                 kind="audit",
-                title=action_label(event.action),
+                # "Refused: Decided the case", never the action as if it were done.
+                title=f"Refused: {action_label(event.action)}" if event.refused else action_label(event.action),
                 detail=detail,
                 who=event.actor_username or "system",
                 outcome=event.outcome,

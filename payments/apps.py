@@ -5,9 +5,11 @@ class PaymentsConfig(AppConfig):
     name = "payments"
 
     def ready(self):
+        from audit import targets
         from core import labels
         from customers import page_sections
 
+        from . import audit_targets
         from .models import ACCOUNT_TYPE_LABELS, STATUS_LABELS, ApprovalKind
         from .rails import METHOD_LABELS
         from .selectors import customer_section, customer_section_version
@@ -22,3 +24,8 @@ class PaymentsConfig(AppConfig):
         labels.register_details(
             {"payment_account.type": labels.ACCOUNT_TYPE, "approval_request.kind": labels.APPROVAL_KIND}
         )
+        targets.register("quote", audit_targets.name_quotes, permission="view_payments")
+        targets.register("transaction", audit_targets.name_transactions, permission="view_payments")
+        targets.register("automation_rule", audit_targets.name_rules, permission="view_payments")
+        targets.register("approval_request", audit_targets.name_approvals, permission="view_payments")
+        targets.register("payment_account", audit_targets.name_accounts, permission="view_payments")

@@ -287,7 +287,7 @@ class ApprovalStatus(models.TextChoices):
     PENDING = "pending", "Waiting for approval"
     # Approved, and the write upstream is under way (or its answer was lost: the checker retries).
     APPROVED = "approved", "Approved"
-    EXECUTED = "executed", "Done"
+    EXECUTED = "executed", "Approved and executed"
     REJECTED = "rejected", "Rejected"
     WITHDRAWN = "withdrawn", "Withdrawn"
     EXPIRED = "expired", "Expired"
@@ -310,6 +310,8 @@ class ApprovalRequest(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     reason = models.TextField(blank=True)
+    # The checker's note on approving (the reject's words are its reason).
+    note = models.TextField(blank=True)
     idempotency_key = models.UUIDField(unique=True)
     quote = models.ForeignKey(Quote, null=True, blank=True, on_delete=models.PROTECT, related_name="approvals")
     rule = models.ForeignKey(AutomationRule, null=True, blank=True, on_delete=models.SET_NULL, related_name="approvals")

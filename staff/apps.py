@@ -6,9 +6,12 @@ class StaffConfig(AppConfig):
     verbose_name = "Staff, login and second factor"
 
     def ready(self):
+        from audit import targets
         from core import labels
 
         from . import signals  # noqa: F401  (connects the login, lockout and second-factor receivers)
         from .actions import ACTION_LABELS
+        from .audit_targets import name_members
 
         labels.register(labels.ACTION, ACTION_LABELS)
+        targets.register("user", name_members, permission="manage_staff")

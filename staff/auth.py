@@ -35,6 +35,10 @@ def _group_permissions_sql() -> str:
     )
 
 
+# Set on a request whose login gave the right password of a deactivated member.
+ACCESS_ENDED = "staff_access_ended"
+
+
 class RoleBackend(ModelBackend):
     """Staff permissions come from their role groups only, never granted per user.
 
@@ -45,10 +49,23 @@ class RoleBackend(ModelBackend):
     """
 
     def authenticate(self, request, username=None, password=None, **kwargs):
-        """By the username in any case (staff.usernames)."""
+        """By the username in any case (staff.usernames). A deactivated member who gave the right
+        password is refused as ModelBackend refuses them, and the request notes it
+        (ACCESS_ENDED) so that the login form can tell them to ask an admin: no one without the
+        password learns anything, and the password is checked once, as for anyone."""
         if username is not None:
             username = stored_spelling(username)
-        return super().authenticate(request, username=username, password=password, **kwargs)
+        self._refused_inactive = False
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        if user is None and self._refused_inactive and request is not None:
+            setattr(request, ACCESS_ENDED, True)
+        return user
+
+    def user_can_authenticate(self, user):
+        # ModelBackend asks this only once the password has matched.
+        allowed = super().user_can_authenticate(user)
+        self._refused_inactive = not allowed
+        return allowed
 
     def get_user_permissions(self, user_obj, obj=None):
         return set()

@@ -5,9 +5,11 @@ from django.contrib.auth import get_user_model
 
 from core.roles import Role
 
+from .auth import ACCESS_ENDED
 from .timezones import all_zones
 from .usernames import validate_new
 
+ACCESS_ENDED_MESSAGE = "Your access to the back-office was ended. Ask an admin if you need it again."
 ROLE_CHOICES = [(role.value, role.label) for role in Role]
 
 
@@ -40,7 +42,14 @@ class LoginForm(AllauthLoginForm):
     def clean(self):
         if not password_login_enabled():
             raise forms.ValidationError("Log in with single sign-on.")
-        return super().clean()
+        try:
+            return super().clean()
+        except forms.ValidationError:
+            # Only the right password of a deactivated member hears why (staff.auth.RoleBackend);
+            # a wrong password or an unknown username keeps the one message.
+            if getattr(self.request, ACCESS_ENDED, False):
+                raise forms.ValidationError(ACCESS_ENDED_MESSAGE, code="access_ended") from None
+            raise
 
 
 def password_login_enabled() -> bool:

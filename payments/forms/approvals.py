@@ -1,4 +1,5 @@
-"""The checker's rejection: a reason the maker reads."""
+"""The checker's decision: an approval with a note if they wish, a rejection with a reason;
+the maker reads both."""
 
 from django import forms
 
@@ -8,4 +9,13 @@ class RejectForm(forms.Form):
         label="Reason (the maker reads it; kept in the audit log)",
         max_length=500,
         widget=forms.Textarea(attrs={"rows": 3}),
+    )
+
+
+class ApproveForm(forms.Form):
+    note = forms.CharField(
+        label="Note (optional; the maker reads it; kept in the audit log)",
+        required=False,
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )

@@ -82,8 +82,17 @@ def _decision(reason: str) -> dict:
     return {"reason": reason} if reason else {}
 
 
-def approve(approval: ApprovalRequest, *, checker) -> bool:
-    return _move(approval, APPROVE, actor=checker, checker=checker, decided_at=timezone.now(), reason="")
+def approve(approval: ApprovalRequest, *, checker, note: str = "") -> bool:
+    return _move(
+        approval,
+        APPROVE,
+        actor=checker,
+        details={"note": note} if note else {},
+        checker=checker,
+        decided_at=timezone.now(),
+        reason="",
+        note=note,
+    )
 
 
 def reject(approval: ApprovalRequest, *, checker, reason: str) -> bool:

@@ -192,14 +192,14 @@ APPROVED_BY_CHECKER = (
 )
 
 
-def approval_approve(*, actor, approval: ApprovalRequest) -> ApprovalRequest:
+def approval_approve(*, actor, approval: ApprovalRequest, note: str = "") -> ApprovalRequest:
     """Approve and carry out. Of approves sent at once (a double click, two checkers) one
     wins the decision and one request of its checker carries out the write
     (approval_writes.carry_out_once); the checker's other requests answer with its outcome.
     The checker whose approval was interrupted (the API's answer lost) may press again: the
     same write is sent under the same key and replays the first answer."""
     _check_checker(actor, approval)
-    states.approve(approval, checker=actor)
+    states.approve(approval, checker=actor, note=note)
     if not (approval.status in APPROVED_BY_CHECKER and approval.checker_id == actor.pk):
         raise ApprovalRefused(_why_not(approval))
     carry_out_once(actor=actor, approval=approval)

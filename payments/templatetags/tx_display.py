@@ -30,6 +30,14 @@ def rate(value) -> str:
 
 
 @register.simple_tag
+def rate_between(value, source_currency, destination_currency) -> str:
+    """ "1 USD = 0.9987 USDC": a rate with the currencies it converts; "—" when there is none."""
+    if value in (None, ""):
+        return "—"
+    return f"1 {source_currency} = {rate(value)} {destination_currency}"
+
+
+@register.simple_tag
 def method_ref(value):
     """A payment method in staff words, its code on hover; "—" when there is none."""
     if not value:

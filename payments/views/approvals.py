@@ -10,7 +10,7 @@ from core.views import page_or_partial, paginate_keyset
 from upstream.api_errors import InFlight, api_error_message
 
 from ..filters import ApprovalRequestFilter
-from ..forms.approvals import RejectForm
+from ..forms.approvals import ApproveForm, RejectForm
 from ..forms.rules import describe_cron
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, Transaction
 from ..selectors import account_name, account_names
@@ -78,6 +78,7 @@ def view_approval_request(request, pk):
         "transaction": Transaction.objects.filter(transaction_id=approval.transaction_id).first()
         if approval.transaction_id
         else None,
+        "approve_form": ApproveForm(),
         "reject_form": RejectForm(),
     }
     return render(request, "payments/approvals/show.html", context)
@@ -97,8 +98,12 @@ def _checkable(request, pk) -> ApprovalRequest:
 @require_POST
 def approve_approval_request(request, pk):
     approval = _checkable(request, pk)
+    form = ApproveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Not approved: {form.errors['note'][0]}")
+        return redirect("payments-view-approval-request", pk=approval.pk)
     try:
-        approval = approval_approve(actor=request.user, approval=approval)
+        approval = approval_approve(actor=request.user, approval=approval, note=form.cleaned_data["note"])
     except (ApprovalRefused, ApprovalWriteFailed) as exc:
         messages.error(request, str(exc))
         return redirect("payments-view-approval-request", pk=approval.pk)

@@ -1,5 +1,6 @@
 import datetime as dt
 import re
+from decimal import Decimal
 
 import pytest
 from django.db import transaction
@@ -8,7 +9,15 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from audit.records import audit_record
-from tests.factories import AuditEventFactory
+from tests.factories import (
+    ApprovalRequestFactory,
+    AuditEventFactory,
+    AutomationRuleFactory,
+    CustomerFactory,
+    QuoteFactory,
+    StaffUserFactory,
+    TransactionFactory,
+)
 
 
 def test_one_event_per_write(admin_user):
@@ -78,7 +87,8 @@ def test_audit_page_keyset_pagination_walks_every_event_once(client_as, django_a
     client.get(reverse("home"))  # the session's first touch is a write of its own
     seen, url, pages = [], reverse("core-list-audit-events"), 0
     while url:
-        with django_assert_max_num_queries(4):
+        # The page's own four, the names of its targets (customers) and the actors suggested.
+        with django_assert_max_num_queries(6):
             response = client.get(url)
         page = response.context["page"]
         seen += [e.pk for e in page.items]
@@ -148,3 +158,64 @@ def test_the_action_filter_suggests_known_actions_in_words_and_takes_any(client_
     assert '<option value="customer.update_kyc">' in suggestions and "customer.brand_new_step" not in suggestions
     typed = client.get(reverse("core-list-audit-events"), {"action": "customer.brand_new_step"}).content.decode()
     assert "Check the filters" not in typed and typed.count('title="customer.brand_new_step"') == 1
+
+
+def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, django_assert_max_num_queries):
+    client = client_as("admin")
+    member = StaffUserFactory(username="dana")
+    customer = CustomerFactory(name="Helix Analytics")
+    quote = QuoteFactory(customer=customer, source_amount=Decimal("250"))
+    tx = TransactionFactory(customer=customer)
+    rule = AutomationRuleFactory(customer=customer, name="Sweep to USDC")
+    approval = ApprovalRequestFactory()
+    AuditEvent.objects.all().delete()
+    targets = [
+        ("user", member.pk),
+        ("customer", customer.customer_id),
+        ("quote", quote.quote_id),
+        ("transaction", tx.transaction_id),
+        ("automation_rule", rule.rule_id),
+        ("approval_request", approval.pk),
+        ("user", 987654),  # a member since removed
+    ]
+    for kind, target_id in targets:
+        AuditEventFactory(target_kind=kind, target_id=str(target_id))
+    client.get(reverse("home"))
+    with django_assert_max_num_queries(4 + 6 + 1):  # the page, a query per kind, the actor suggestions
+        html = client.get(reverse("core-list-audit-events")).content.decode()
+    assert f'<a href="{reverse("core-view-staff", args=[member.pk])}" title="User {member.pk}">dana</a>' in html
+    assert f'href="{reverse("customers-view-customer", args=[customer.customer_id])}"' in html
+    assert ">Helix Analytics</a>" in html
+    assert ">Quote of 250.00 USD → USDC</a>" in html
+    assert f'href="{reverse("payments-view-transaction", args=[tx.transaction_id])}"' in html
+    assert ">Rule “Sweep to USDC”</a>" in html
+    assert f'href="{reverse("payments-view-approval-request", args=[approval.pk])}"' in html
+    assert "a removed staff member" in html
+    # No target reads as a row number: the id is only on hover.
+    rows = html.split("<tbody", 1)[1]
+    assert not re.search(r">\s*User\s*</span>\s*<code>\d+", rows)
+    assert not re.search(r"User \d+<", rows.replace('title="User', ""))
+    # An auditor reads the member's name, with no link to a staff page the role may not open.
+    auditor_html = client_as("auditor").get(reverse("core-list-audit-events")).content.decode()
+    assert f'<span title="User {member.pk}">dana</span>' in auditor_html
+    assert reverse("core-view-staff", args=[member.pk]) not in auditor_html
+
+
+def test_a_page_of_many_targets_names_them_in_one_query_per_kind(client_as, django_assert_max_num_queries):
+    client = client_as("auditor")
+    AuditEvent.objects.all().delete()
+    for customer in CustomerFactory.create_batch(10):
+        AuditEventFactory(target_kind="customer", target_id=customer.customer_id)
+    for member in StaffUserFactory.create_batch(10):
+        AuditEventFactory(target_kind="user", target_id=str(member.pk))
+    client.get(reverse("home"))
+    with django_assert_max_num_queries(4 + 2 + 1):
+        client.get(reverse("core-list-audit-events"))
+
+
+def test_the_actor_filter_suggests_members(client_as):
+    client = client_as("auditor")
+    StaffUserFactory(username="zoe-ops")
+    html = client.get(reverse("core-list-audit-events")).content.decode()
+    assert 'list="id_actor-suggestions"' in html
+    assert '<option value="zoe-ops">' in html

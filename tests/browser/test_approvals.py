@@ -56,5 +56,5 @@ def test_a_large_execute_waits_for_a_second_operations_user(
 
     # The maker sees it done.
     page.reload()
-    expect(page.locator("#approval-status")).to_have_text("Done")
+    expect(page.locator("#approval-status")).to_have_text("Approved and executed")
     expect(page.get_by_role("link", name=tx.transaction_id)).to_be_visible()

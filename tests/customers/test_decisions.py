@@ -4,11 +4,13 @@ timeline; escalations; bulk assignment and claiming."""
 import datetime as dt
 
 import pytest
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from audit.models import AuditEvent
+from audit.records import audit_record
 from backoffice.rollups import compliance_data
 from customers.models import CaseDecision, Customer
 from customers.services_cases import latest_decision_id
@@ -313,3 +315,26 @@ def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_escalations
     page = reviewer.get(ESCALATIONS).content.decode()
     for email in ("finance@helix.example", "finance@helixanalytics.example"):
         assert f'Helix Analytics</a><br><span class="kv">{email}</span>' in page
+
+
+def test_a_refused_decision_is_marked_refused_on_the_timeline_and_in_the_audit_log(client, make_staff):
+    # A reviewer decides a case a lead has escalated meanwhile: the attempt is refused.
+    customer = CustomerFactory(status="REJECTED", case_decision="escalated", escalation_level=1)
+    client.force_login(make_staff("compliance", "rita"))
+    assert decide(client, customer, "approved", reason="Looks fine.").status_code == 403
+
+    client.force_login(make_staff("admin", "ada"))
+    page = client.get(reverse("customers-view-customer", args=[customer.customer_id]))
+    refused = [e for e in page.context["timeline"] if e.kind == "audit" and e.who == "rita"]
+    assert [(e.title, e.refused) for e in refused] == [("Refused: Decided the case", True)]
+    html = page.content.decode()
+    assert "<strong>Refused: Decided the case</strong>" in html
+    assert 'class="badge outcome-denied" title="denied">refused</span>' in html
+
+    audit = client.get(reverse("core-list-audit-events"), {"actor": "rita"}).content.decode()
+    assert 'title="customer.decide">Refused: Decided the case</td>' in audit
+    # A decision that went through reads as done.
+    with transaction.atomic():
+        audit_record(actor=None, action="customer.decide", target_kind="customer", target_id=customer.customer_id)
+    audit = client.get(reverse("core-list-audit-events"), {"action": "customer.decide"}).content.decode()
+    assert 'title="customer.decide">Decided the case</td>' in audit

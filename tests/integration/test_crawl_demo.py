@@ -84,8 +84,13 @@ RAW = re.compile(
 )
 
 
+# A record named by its row number where a name exists (an audit target as "User 8").
+BY_ROW = re.compile(r"\bUser\s+\d+\b")
+
+
 def raw_codes_in(page: str) -> set[str]:
-    return set(RAW.findall(visible_text(page)))
+    text = visible_text(page)
+    return set(RAW.findall(text)) | {" ".join(m.split()) for m in BY_ROW.findall(text)}
 
 
 def _kind(url: str) -> tuple[str, tuple[str, ...]]:
@@ -183,3 +188,4 @@ def test_the_raw_code_check_reads_the_visible_text_only():
     assert raw_codes_in(shown) == {"AWAITING_TRANSFER", "SANCTIONED_COUNTRY", "customer.update", "WIRE"}
     # Part of a longer word is no code.
     assert raw_codes_in("<p>INACTIVE ACH_SAME_DAY_X customer.updated</p>") == set()
+    assert raw_codes_in('<td><span title="user">User</span> <code>8</code></td>') == {"User 8"}

@@ -12,6 +12,7 @@ from django.utils import timezone
 from audit.models import AuditEvent
 from payments.models import ApprovalRequest, Quote, Transaction
 from payments.services.approvals import Executed, WaitingForApproval, execute_or_request_approval
+from payments.templatetags.tx_display import rate, rate_between
 from tests.conftest import authenticated_now
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
@@ -71,6 +72,8 @@ def test_execute_shows_a_confirmation_with_accounts_by_name(maker, setup):
     assert "Base wallet · External crypto wallet · USDC on Base · …abab" in figures
     assert "100.00 USD" in figures and "99.25 USDC" in figures and "service 0.75" in figures
     assert "data-countdown" in figures
+    # The rate with the currencies it converts, never a bare "Rate 1".
+    assert f"<dt>Rate</dt><dd>1 USD = {rate(quote.exchange_rate)} USDC</dd>" in figures
     assert 'id="approval-needed"' not in html and "Execute: move the money" in html
     assert not Transaction.objects.exists()  # a GET moves nothing
     response = maker.post(reverse("payments-execute-quote", args=[quote.quote_id]), {"correlation_id": ""})
@@ -171,7 +174,7 @@ def test_a_large_execute_waits_for_a_second_person(maker, checker, setup, faulty
     assert AuditEvent.objects.filter(action="quote.execute", outcome="success").count() == 1
     # Another checker is told it is done.
     other = approve(_signed_in(make_staff("admin", "rita")), approval).content.decode()
-    assert "This request is no longer waiting: it is done." in other
+    assert "This request is no longer waiting: it is approved and executed." in other
 
 
 def test_the_direct_execute_is_refused_above_the_threshold_whatever_is_posted(maker, setup, settings):
@@ -200,6 +203,38 @@ def test_reject_needs_a_reason_and_the_maker_reads_it(maker, checker, setup):
     assert not Transaction.objects.exists()
     event = AuditEvent.objects.get(action="approval.reject")
     assert (event.actor_username, event.details["reason"]) == ("pavel", "Wrong destination wallet")
+    # The maker sees who rejected it.
+    assert '<dt>Rejected by</dt><dd id="checker">pavel, ' in page
+
+
+def test_approve_may_carry_a_note_shown_and_audited_and_the_request_reads_approved_and_executed(maker, checker, setup):
+    approval = ask(maker, make_quote(maker, setup))
+    page = checker.get(reverse("payments-view-approval-request", args=[approval.pk])).content.decode()
+    # Each decision in its own form: the reason box is the reject's, the note the approve's.
+    approve_form = page.split('id="approve-form"')[1].split("</form>")[0]
+    reject_form = page.split('id="reject-form"')[1].split("</form>")[0]
+    assert "<legend>Approve</legend>" in approve_form and 'name="note"' in approve_form
+    assert 'name="reason"' not in approve_form
+    assert "<legend>Reject</legend>" in reject_form and 'name="reason"' in reject_form
+    url = reverse("payments-approve-approval-request", args=[approval.pk])
+    checker.post(url, {"note": "Checked the wallet with the customer by phone."}, follow=True)
+    approval.refresh_from_db()
+    assert (approval.status, approval.note) == ("executed", "Checked the wallet with the customer by phone.")
+    page = maker.get(reverse("payments-view-approval-request", args=[approval.pk])).content.decode()
+    assert 'id="approval-status">Approved and executed</span>' in page
+    assert '<dt>Approved by</dt><dd id="checker">pavel, ' in page
+    assert 'id="note">Checked the wallet with the customer by phone.</dd>' in page
+    event = AuditEvent.objects.get(action="approval.approve")
+    assert event.details["note"] == "Checked the wallet with the customer by phone."
+
+
+def test_a_note_too_long_is_refused_and_nothing_is_approved(maker, checker, setup):
+    approval = ask(maker, make_quote(maker, setup))
+    url = reverse("payments-approve-approval-request", args=[approval.pk])
+    response = checker.post(url, {"note": "x" * 501}, follow=True)
+    assert "Not approved:" in response.content.decode()
+    approval.refresh_from_db()
+    assert (approval.status, approval.note) == ("pending", "")
 
 
 def test_the_maker_withdraws_and_no_one_else_can(maker, checker, setup):
@@ -338,3 +373,9 @@ def test_the_list_pages_with_a_fixed_number_of_queries(checker, make_staff, djan
     assert rejected.context["page"].items == []
     partial = checker.get(url, headers={"HX-Request": "true"}).content.decode()
     assert "<html" not in partial and "maker-3" in partial
+
+
+def test_a_rate_reads_with_its_currencies():
+    assert rate_between("0.998700000000000000", "USD", "USDC") == "1 USD = 0.9987 USDC"
+    assert rate_between("1.000000000000000000", "EUR", "EURC") == "1 EUR = 1 EURC"
+    assert rate_between(None, "USD", "USDC") == "—"

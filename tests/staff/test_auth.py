@@ -142,3 +142,23 @@ def test_a_session_ended_during_a_request_is_said_in_words(rf):
     assert "malformed" not in ended.content.decode()
     other = bad_request(rf.get("/"), None)
     assert "It was malformed or too large" in other.content.decode()
+
+
+def test_a_deactivated_member_with_the_right_password_is_told_to_ask_an_admin(client, operations_user):
+    operations_user.is_active = False
+    operations_user.save()
+    response = login(client, "operations-user", "correct horse battery")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Your access to the back-office was ended. Ask an admin if you need it again." in html
+    assert "Wrong username or password." not in html
+    assert client.get(reverse("home")).status_code == 302  # not signed in
+
+
+@pytest.mark.parametrize(("username", "password"), [("operations-user", "wrong"), ("nobody", "correct horse battery")])
+def test_a_deactivated_member_is_not_revealed_without_the_password(client, operations_user, username, password):
+    operations_user.is_active = False
+    operations_user.save()
+    html = login(client, username, password).content.decode()
+    assert html.count("Wrong username or password.") == 1
+    assert "access" not in html.split('role="alert"')[1].split("</p>")[0]

@@ -103,6 +103,8 @@ def test_login_asks_for_the_code_once_enrolled(client, make_staff):
     response = login(fresh, user)
     assert response["Location"] == reverse("mfa_authenticate")
     assert fresh.get(reverse("home")).status_code == 302  # not signed in yet
+    prompt = fresh.get(reverse("mfa_authenticate")).content.decode()
+    assert "One of your recovery codes works too" in prompt.split('id="recovery-code-hint"')[1]
     wrong = fresh.post(reverse("mfa_authenticate"), {"code": "000000"})
     assert "Incorrect code" in wrong.content.decode()
     right = fresh.post(reverse("mfa_authenticate"), {"code": totp_code(secret)})
