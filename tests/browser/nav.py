@@ -47,6 +47,9 @@ def log_in(page, live_server, username: str, next_path: str = "") -> None:
     page.get_by_role("button", name="Log in").click()
     if not next_path:
         expect(page.get_by_role("heading", name=f"Welcome, {username}")).to_be_visible()
+    # The heading shows while the page still parses: its deferred scripts (the "/" key, the
+    # menus) run only once it is loaded.
+    page.wait_for_load_state("load")
 
 
 def build_quote(page, live_server, customer, amount="100.00"):
