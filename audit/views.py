@@ -5,7 +5,7 @@ from django.views.decorators.http import require_GET
 
 from core import labels
 from core.access import role_required
-from core.exports import Column, csv_response, refused_filters, with_words
+from core.exports import Column, filtered_export, with_words
 from core.views import page_or_partial, paginate_keyset
 
 from .filters import AuditEventFilter
@@ -46,7 +46,6 @@ def list_audit_events(request):
 @require_GET
 def export_audit_events(request):
     """The filtered audit log as CSV (core/exports.py), newest first as on the page."""
-    filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.all())
-    if not filterset.is_valid():
-        return refused_filters(request, filterset.errors)
-    return csv_response(filterset.qs.order_by("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log")
+    return filtered_export(
+        request, AuditEventFilter, AuditEvent.objects.all(), ("-created_at", "-id"), AUDIT_EXPORT_COLUMNS, "audit-log"
+    )

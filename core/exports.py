@@ -278,3 +278,12 @@ def refused_filters(request, errors) -> HttpResponse:
     a way back to the list with the same filters (it is the export's parent address)."""
     context = {"errors": errors, "list_url": request.path.rsplit("/", 1)[0] + "/"}
     return render(request, "core/export_refused.html", context, status=400)
+
+
+def filtered_export(request, filterset_class, queryset: QuerySet, ordering, columns: list[Column], name: str):
+    """A list's export: its filters from the request (refused ones answer 400, as the page
+    would), its rows in the page's `ordering`, as `csv_response`."""
+    filterset = filterset_class(request.GET, queryset=queryset)
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    return csv_response(filterset.qs.order_by(*ordering), columns, name)

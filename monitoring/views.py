@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from audit.records import audit_record
 from core.access import role_required
-from core.exports import Column, csv_response, refused_filters
+from core.exports import Column, filtered_export
 from core.views import page_or_partial, paginate_keyset
 from payments.models import PaymentAccount, Transaction
 
@@ -88,10 +88,7 @@ def list_alerts(request):
 @role_required("view_monitoring")
 @require_GET
 def export_alerts(request):
-    filterset = AlertFilter(request.GET, queryset=Alert.objects.all())
-    if not filterset.is_valid():
-        return refused_filters(request, filterset.errors)
-    return csv_response(filterset.qs.order_by("-created_at", "-id"), EXPORT_COLUMNS, "alerts")
+    return filtered_export(request, AlertFilter, Alert.objects.all(), ("-created_at", "-id"), EXPORT_COLUMNS, "alerts")
 
 
 def _alert_context(request, alert, form=None) -> dict:

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
-from core.exports import csv_response, refused_filters
+from core.exports import filtered_export
 from core.forms import SUBMISSION_LOST, posted_submission
 from core.views import page_or_partial, paginate_keyset
 from paymentsapi import NotFound, PaymentsApiError, ValidationFailed
@@ -40,10 +40,14 @@ def list_payment_accounts(request):
 def export_payment_accounts(request):
     """The filtered list as CSV (core/exports.py), in the page's order; the type-specific
     details (bank account numbers, wallet addresses) stay out."""
-    filterset = PaymentAccountFilter(request.GET, queryset=PaymentAccount.objects.all())
-    if not filterset.is_valid():
-        return refused_filters(request, filterset.errors)
-    return csv_response(filterset.qs.order_by("-first_seen_at", "-id"), ACCOUNT_EXPORT_COLUMNS, "payment-accounts")
+    return filtered_export(
+        request,
+        PaymentAccountFilter,
+        PaymentAccount.objects.all(),
+        ("-first_seen_at", "-id"),
+        ACCOUNT_EXPORT_COLUMNS,
+        "payment-accounts",
+    )
 
 
 @role_required("view_payments")

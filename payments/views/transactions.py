@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core import labels
 from core.access import role_required
-from core.exports import csv_response, refused_filters
+from core.exports import filtered_export
 from core.live import live_response, live_url, live_view, render_parts
 from core.views import page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
@@ -108,10 +108,10 @@ def list_transactions(request):
 @require_GET
 def export_transactions(request):
     """The filtered list as CSV (core/exports.py), newest first as on the page."""
-    filterset = TransactionFilter(request.GET, queryset=Transaction.objects.all())
-    if not filterset.is_valid():
-        return refused_filters(request, filterset.errors)
-    return csv_response(filterset.qs.order_by("-created_upstream_at", "-id"), EXPORT_COLUMNS, "transactions")
+    ordering = ("-created_upstream_at", "-id")
+    return filtered_export(
+        request, TransactionFilter, Transaction.objects.all(), ordering, EXPORT_COLUMNS, "transactions"
+    )
 
 
 def _stuck_context(request, queryset, ordering, values, form, version: str) -> dict:
