@@ -8,6 +8,7 @@ instances in each list's order. Decimals travel as text, so money stays exact.
 """
 
 import datetime as dt
+import functools
 import json
 
 from django.db import connection, models
@@ -133,3 +134,79 @@ class CompiledTogether:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return _lists(cursor.fetchall(), models, orderings)
+
+
+# --- Sections other apps add to a page --------------------------------------------------------------
+#
+# A page shows sections owned by other apps (the customer page: payments' accounts and
+# transactions, monitoring's alerts) as inclusion tags of those apps, loaded by the page's
+# template: `{% load payments_sections %}{% customer_payments customer %}`. The template is
+# the one list of a page's sections; the app that owns a section owns its query, its template
+# and its words. A tag marked with `page_section` also gives the page its short lists, which
+# the page reads with its own in its one query, and the columns it adds to the page's live
+# version (core/live.py).
+
+
+def page_section(lists, version):
+    """Mark an inclusion tag as a section of a page.
+
+    `lists(pk, key)` gives the section's short lists (name -> ordered, sliced queryset) of
+    the record whose primary key and id are `pk` and `key`; they may depend on those two
+    values only (the page compiles its query once, CompiledTogether). `version()` gives the
+    columns the section adds to the page's version: expressions on the record's row
+    (subqueries on OuterRef("pk")), named uniquely; when one of their values moves, the open
+    page gets its sections anew."""
+
+    def mark(tag):
+        tag.section_lists, tag.section_version = lists, version
+        return tag
+
+    return mark
+
+
+def sections_in(template_name: str) -> list:
+    """The section tags (`page_section`) a template draws, in its order; found once per
+    compiled template."""
+    from django.template.library import InclusionNode
+    from django.template.loader import get_template
+
+    compiled = get_template(template_name).template
+    found = getattr(compiled, "page_sections", None)
+    if found is None:
+        nodes = compiled.nodelist.get_nodes_by_type(InclusionNode)
+        found = [node.func for node in nodes if hasattr(node.func, "section_lists")]
+        compiled.page_sections = found
+    return found
+
+
+def section_querysets(sections: list, pk, key) -> list:
+    """Every list of `sections`, in order, to be read with the page's own lists."""
+    return [qs for tag in sections for qs in tag.section_lists(pk, key).values()]
+
+
+def section_rows(sections: list, rows: list[list]) -> dict:
+    """The rows read for `section_querysets(sections, ...)`, by tag: {tag name: {list name: rows}},
+    the page's context value `section_rows`."""
+    found, rest = {}, iter(rows)
+    for tag in sections:
+        found[_tag_key(tag)] = {name: next(rest) for name in _names(tag)}
+    return found
+
+
+def rows_for(context, tag, pk, key) -> dict:
+    """A section tag's lists: those the page read with its own (`section_rows` in its
+    context), else read now, in one query (a page that did not read them)."""
+    read = (context.get("section_rows") or {}).get(_tag_key(tag))
+    if read is not None:
+        return read
+    lists = tag.section_lists(pk, key)
+    return dict(zip(lists, fetch_together(*lists.values()), strict=True)) if lists else {}
+
+
+@functools.cache
+def _names(tag) -> tuple[str, ...]:
+    return tuple(tag.section_lists(0, ""))
+
+
+def _tag_key(tag) -> str:
+    return f"{tag.__module__}.{tag.__qualname__}"

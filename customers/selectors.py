@@ -24,8 +24,8 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from core.live import CompiledQuery, version_of
+from core.together import sections_in
 
-from . import page_sections
 from .models import (
     CASE_OPEN_STATUSES,
     WAITING_ON_CUSTOMER,
@@ -180,8 +180,12 @@ def _newest(queryset) -> Subquery:
     return Subquery(queryset.order_by("-created_at", "-id").values("id")[:1])
 
 
+# The customer page's template: it names the other apps' sections the page shows (their tags).
+CUSTOMER_PAGE = "customers/view_customer.html"
+
+
 def _customer_version_query(customer_id):
-    sections = page_sections.version_columns()
+    sections = {name: column for tag in sections_in(CUSTOMER_PAGE) for name, column in tag.section_version().items()}
     return (
         Customer.objects.filter(customer_id=customer_id)
         .annotate(
@@ -219,7 +223,7 @@ def customer_version(customer_id: str) -> str:
     """What the customer page shows changes only with one of these (one query on indexes): a
     webhook, sync or refresh stamps `synced_at` (status, issues, history); case work moves the
     assignee or adds a note, a handout or an audit event (the timeline); the other apps'
-    sections add their own columns (page_sections.register)."""
+    sections the page's template draws add their own columns (core.together.page_section)."""
     return version_of(_CUSTOMER_VERSION.first_row(customer_id))
 
 

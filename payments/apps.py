@@ -7,15 +7,12 @@ class PaymentsConfig(AppConfig):
     def ready(self):
         from audit import targets
         from core import labels
-        from customers import page_sections
 
         from . import audit_targets
         from .models import ACCOUNT_TYPE_LABELS, STATUS_LABELS, ApprovalKind
         from .rails import METHOD_LABELS
-        from .selectors import customer_section, customer_section_version
         from .services import ACTION_LABELS
 
-        page_sections.register(customer_section, version=customer_section_version)
         labels.register(labels.STATUS, STATUS_LABELS)
         labels.register(labels.METHOD, METHOD_LABELS)
         labels.register(labels.ACCOUNT_TYPE, ACCOUNT_TYPE_LABELS)

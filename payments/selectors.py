@@ -14,10 +14,8 @@ from core.exports import Column, with_words
 from core.live import CompiledQuery, version_of
 from core.together import fetch_together
 from customers.models import Customer, CustomerStatus
-from customers.page_sections import Section
 
 from .models import (
-    NO_NEW_ACCOUNT_STATUSES,
     ApprovalRequest,
     AutomationRule,
     PaymentAccount,
@@ -255,26 +253,17 @@ def stuck_version() -> str:
 SECTION_ROWS = 20
 
 
-def _section_rows(customer) -> dict[str, QuerySet]:
-    """What the customer page's section lists of `customer` (a row, or a reference to one in
-    a query): the newest SECTION_ROWS of each, in the order of its (customer, ...) index."""
+def customer_section_lists(pk, key="") -> dict[str, QuerySet]:
+    """The customer page's section lists (payments.templatetags.payments_sections) of the
+    customer whose primary key is `pk` (a value, or a reference to one in a query): the newest
+    SECTION_ROWS of each, in the order of its (customer, ...) index."""
     return {
-        "accounts": PaymentAccount.objects.filter(customer=customer).order_by("-first_seen_at", "-id")[:SECTION_ROWS],
-        "transactions": Transaction.objects.filter(customer=customer).order_by("-created_upstream_at", "-id")[
+        "accounts": PaymentAccount.objects.filter(customer_id=pk).order_by("-first_seen_at", "-id")[:SECTION_ROWS],
+        "transactions": Transaction.objects.filter(customer_id=pk).order_by("-created_upstream_at", "-id")[
             :SECTION_ROWS
         ],
-        "rules": AutomationRule.objects.filter(customer=customer).order_by("-id")[:SECTION_ROWS],
+        "rules": AutomationRule.objects.filter(customer_id=pk).order_by("-id")[:SECTION_ROWS],
     }
-
-
-def customer_section(customer: Customer) -> Section:
-    """The customer page's section of payment accounts, transactions and rules."""
-    return Section(
-        template="payments/_customer_section.html",
-        # The lists are read with the page's other lists, in its one query
-        # (customers.page_sections.section_lists).
-        context={**_section_rows(customer), "can_add_account": customer.status not in NO_NEW_ACCOUNT_STATUSES},
-    )
 
 
 def customer_section_version() -> dict:
@@ -283,7 +272,7 @@ def customer_section_version() -> dict:
     `synced_at`, a sync that no longer sees it its `missing_since`; a new row comes in with a
     new stamp."""
     columns = {}
-    for name, shown in _section_rows(OuterRef(OuterRef("pk"))).items():
+    for name, shown in customer_section_lists(OuterRef(OuterRef("pk"))).items():
         stamps = shown.model.objects.filter(pk__in=shown.values("pk")).annotate(
             stamp=Coalesce("missing_since", "synced_at")
         )

@@ -17,12 +17,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.access import role_required
 from core.forms import SUBMISSION_LOST, posted_submission
 from core.live import live_url
-from core.together import CompiledTogether
+from core.together import CompiledTogether, section_querysets, section_rows, sections_in
 from core.views import page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import InFlight, api_error_message
 
-from .. import choices, page_sections, selectors, services, services_cases, timeline
+from .. import choices, selectors, services, services_cases, timeline
 from ..filters import QueueFilter
 from ..forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, colleagues
 from ..forms.create import CustomerCreate
@@ -116,11 +116,12 @@ def view_customer(request, customer_id):
     customer = get_object_or_404(Customer.objects.select_related("assignee"), customer_id=customer_id)
     context = customer_page_context(request, customer)
     context["live_url"] = live_url(request, reverse("customers-view-customer-live", args=[customer_id]), version)
-    return render(request, "customers/view_customer.html", context)
+    return render(request, selectors.CUSTOMER_PAGE, context)
 
 
 def _page_lists(pk: int, customer_id: str, *, can_change: bool) -> list:
-    """Every short list of the customer page, the sections' and the assignee choices too."""
+    """Every short list of the customer page, the assignee choices, and the lists of the other
+    apps' sections its template draws (core.together.page_section)."""
     customer = Customer(pk=pk, customer_id=customer_id)
     return [
         customer.status_changes.order_by("-changed_at", "-id")[:200],
@@ -130,7 +131,7 @@ def _page_lists(pk: int, customer_id: str, *, can_change: bool) -> list:
         customer.notes.order_by("-created_at", "-id")[:50],
         customer.link_handouts.order_by("-created_at", "-id")[:20],
         *([colleagues()] if can_change else []),
-        *page_sections.section_lists(page_sections.sections_for(customer)),
+        *section_querysets(sections_in(selectors.CUSTOMER_PAGE), pk, customer_id),
     ]
 
 
@@ -139,12 +140,10 @@ _PAGE_LISTS = CompiledTogether(_page_lists)
 
 
 def customer_page_context(request, customer: Customer) -> dict:
-    sections = page_sections.sections_for(customer)
     can_change = request.user.has_perm("core.change_customers")
     rows = _PAGE_LISTS.fetch(customer.pk, customer.customer_id, can_change=can_change)
     changes, issues, events, decisions, notes, handouts, *rest = rows
-    staff, section_rows = (rest[:1], rest[1:]) if can_change else ([], rest)
-    page_sections.fill(sections, section_rows)
+    staff, sections = (rest[:1], rest[1:]) if can_change else ([], rest)
     return {
         "customer": customer,
         "issues": [{"issue": issue, "explanation": choices.ISSUE_EXPLANATIONS.get(issue.code)} for issue in issues],
@@ -152,7 +151,7 @@ def customer_page_context(request, customer: Customer) -> dict:
         "clock": timeline.case_clock(customer, changes),
         "notes": notes,
         "handouts": handouts,
-        "sections": sections,
+        "section_rows": section_rows(sections_in(selectors.CUSTOMER_PAGE), sections),
         "can_change": can_change,
         "assign_form": (
             AssignForm(initial={"assignee": customer.assignee_id}, colleagues_read=staff[0]) if can_change else None

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.records import audit_record
-from core.together import CompiledTogether, fetch_together
+from core.together import CompiledTogether, fetch_together, sections_in
 from customers.models import Customer
 from payments.models import Transaction
 from tests.factories import AuditEventFactory, CustomerFactory, TransactionFactory
@@ -100,3 +100,21 @@ def test_the_version_still_moves_with_case_work(client_as, busy):
     with transaction.atomic():
         audit_record(actor=None, action="customer.note", target_kind="customer", target_id=busy.customer_id)
     assert client.get(url).context["live_url"] != before
+
+
+def test_the_pages_sections_are_the_tags_its_template_draws():
+    from payments.templatetags.payments_sections import customer_payments
+
+    assert sections_in("customers/view_customer.html") == [customer_payments]
+
+
+def test_a_section_drawn_where_the_page_did_not_read_its_lists_reads_them_in_one_query(
+    busy, django_assert_num_queries
+):
+    from django.template import engines
+
+    drawn = engines["django"].from_string("{% load payments_sections %}{% customer_payments customer %}")
+    with django_assert_num_queries(1):
+        html = drawn.render({"customer": busy})
+    newest = Transaction.objects.filter(customer=busy).order_by("-created_upstream_at", "-id")
+    assert newest[0].transaction_id in html and newest[20].transaction_id not in html
