@@ -12,7 +12,7 @@ from .customers import customer_page_context
 
 # The customer page's parts that hold nothing typed: what the user types is never replaced.
 # The header's actions are buttons (what a status allows: refill the hosted form); the other
-# apps' sections (their template tags) are one part; they hold links, not forms.
+# apps' sections (their template tags: alerts, then payments) are parts; they hold links, not forms.
 CUSTOMER_PARTS = (
     "status",
     "actions",
@@ -20,6 +20,7 @@ CUSTOMER_PARTS = (
     "profile",
     "case",
     "issues",
+    "alerts",
     "notes",
     "handouts",
     "timeline",

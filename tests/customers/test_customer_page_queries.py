@@ -103,14 +103,13 @@ def test_the_version_still_moves_with_case_work(client_as, busy):
 
 
 def test_the_pages_sections_are_the_tags_its_template_draws():
+    from monitoring.templatetags.monitoring_sections import customer_alerts
     from payments.templatetags.payments_sections import customer_payments
 
-    assert sections_in("customers/view_customer.html") == [customer_payments]
+    assert sections_in("customers/view_customer.html") == [customer_alerts, customer_payments]
 
 
-def test_a_section_drawn_where_the_page_did_not_read_its_lists_reads_them_in_one_query(
-    busy, django_assert_num_queries
-):
+def test_a_section_drawn_where_the_page_did_not_read_its_lists_reads_them_in_one_query(busy, django_assert_num_queries):
     from django.template import engines
 
     drawn = engines["django"].from_string("{% load payments_sections %}{% customer_payments customer %}")
