@@ -4,6 +4,8 @@ their entries, and the alerts both raise on a customer."""
 from django.conf import settings
 from django.db import models
 
+from customers.models import CaseKind
+
 
 class RuleKind(models.TextChoices):
     LARGE_TRANSFER = "large_transfer", "Large transfer"
@@ -159,8 +161,11 @@ class WatchListAddress(models.Model):
 
 
 class AlertKind(models.TextChoices):
-    MONITORING = "monitoring", "Monitoring"
-    SCREENING = "screening", "Screening"
+    """An alert's kind is the kind of case it opens in the review queue: its codes and words are
+    the queue's (customers.models.CaseKind, the `case_kind` vocabulary of core.labels)."""
+
+    MONITORING = CaseKind.MONITORING.value, CaseKind.MONITORING.label
+    SCREENING = CaseKind.SCREENING.value, CaseKind.SCREENING.label
 
 
 class AlertStatus(models.TextChoices):

@@ -14,8 +14,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audit.records import audit_record
+from core import labels
 from core.access import role_required
-from core.exports import Column, filtered_export
+from core.exports import Column, filtered_export, with_words
 from core.views import page_or_partial, paginate_keyset
 from payments.models import PaymentAccount, Transaction
 
@@ -55,7 +56,7 @@ ACTION_LABELS = {
 EXPORT_COLUMNS = [
     Column("id", "alertId"),
     Column("created_at", "raisedAt"),
-    Column("kind", "kind"),
+    *with_words("kind", "kind", labels.CASE_KIND),
     Column("status", "status"),
     Column("customer__customer_id", "customerId"),
     Column("rule__name", "rule"),

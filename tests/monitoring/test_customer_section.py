@@ -139,3 +139,22 @@ def test_the_rows_show_at_most_the_newest_open_ones(client_as, ada):
     section = _section(html)
     assert len(re.findall(r">hit \d+</a>", section)) == 20
     assert "The newest 20 open alerts" in section
+
+
+def test_an_alerts_kind_reads_in_the_queues_words_on_every_page(client_as, ada, alerts):
+    from core import labels
+    from customers.models import CaseKind
+
+    assert dict(AlertKind.choices) == {k: v for k, v in CaseKind.choices if k in AlertKind.values}
+    assert labels.label(labels.CASE_KIND, "screening") == "Watchlist screening"
+    client = client_as("compliance")
+    listed = client.get(reverse("monitoring-list-alerts")).content.decode()
+    shown = client.get(reverse("monitoring-view-alert", args=[alerts["decided"].pk])).content.decode()
+    queue = client.get(reverse("customers-list-customers"), {"kind": "monitoring"}).content.decode()
+    for html in (listed, shown):
+        assert '<span title="screening">Watchlist screening</span>' in html
+    assert '<span title="monitoring">Transaction monitoring</span>' in listed
+    assert '<option value="screening">Watchlist screening</option>' in listed  # the filter
+    assert "1 Transaction monitoring" in queue
+    for html in (listed, shown, queue):
+        assert not re.search(r">\s*(Monitoring|Screening)\s*<", html.replace(">Monitoring</summary>", ""))

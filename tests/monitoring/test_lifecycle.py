@@ -139,8 +139,9 @@ def test_alerts_export_as_csv(client_as):
     evaluate_transactions([tx(customer(), 500).pk])
     response = client_as("auditor").get(reverse("monitoring-export-alerts"), {"kind": "monitoring"})
     body = b"".join(response.streaming_content).decode()
-    assert body.splitlines()[0].startswith("alertId,raisedAt,kind,status,customerId")
+    assert body.splitlines()[0].startswith("alertId,raisedAt,kind,kindLabel,status,customerId")
     assert "A transfer of 500 USD" in body
+    assert ",monitoring,Transaction monitoring,open," in body  # the queue's words for the kind
 
 
 def test_the_same_transaction_by_webhook_and_by_sync_raises_one_alert(
