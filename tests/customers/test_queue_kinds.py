@@ -147,3 +147,38 @@ def test_a_kind_reads_its_partial_index(cases, kind, sort):
         cursor.execute("SET LOCAL enable_seqscan = off")
         plan = filterset.qs.prefetch_related(None).order_by(*filterset.ordering)[:51].explain()
     assert f"customer_{kind}_" in plan, plan
+
+
+def test_an_alert_case_escalated_then_returned_comes_back_to_the_queue_with_its_alerts(reviewer, cases, make_staff):
+    """The customer_decide path on a case that is only alerts (an active customer with open
+    screening hits): escalated by a reviewer, it leaves the queue for the escalations view;
+    returned by a lead, it is back under its kind, its alerts still open and unanswered."""
+    from django.test import Client
+
+    from audit.models import AuditEvent
+    from tests.customers.test_decisions import ESCALATIONS, decide
+
+    screened = cases["screened"]
+    assert decide(reviewer, screened, "escalated", reason="A possible sanctions match: lead to look").status_code == 302
+    assert names(reviewer.get(URL, {"kind": "screening"})) == set()
+    assert [c.name for c in reviewer.get(ESCALATIONS).context["page"].items] == ["Sam Screened"]
+    # The reviewer may no longer decide it, and "returned" by them changes nothing.
+    assert decide(reviewer, screened, "returned", reason="Back").status_code == 403
+    screened.refresh_from_db()
+    assert (screened.case_decision, screened.escalation_level) == ("escalated", 1)
+
+    lead = Client()
+    lead.force_login(make_staff("compliance_lead"))
+    assert decide(lead, screened, "returned", reason="Not a match at this level: work the alerts").status_code == 302
+
+    screened.refresh_from_db()
+    assert (screened.case_decision, screened.escalation_level) == ("", 1)
+    assert counts(screened) == (0, 2)  # the decision of the case decides no alert
+    assert names(reviewer.get(URL, {"kind": "screening"})) == {"Sam Screened"}
+    assert reviewer.get(ESCALATIONS).context["page"].items == []
+    decisions = AuditEvent.objects.filter(action="customer.decide", target_id=screened.customer_id)
+    assert [(e.details.get("decision"), e.outcome) for e in decisions.order_by("id")] == [
+        ("escalated", AuditEvent.Outcome.SUCCESS),
+        ("returned", AuditEvent.Outcome.DENIED),  # the reviewer's, denied
+        ("returned", AuditEvent.Outcome.SUCCESS),
+    ]
