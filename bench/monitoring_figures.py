@@ -298,9 +298,9 @@ def live_rules():
     from monitoring.models import RuleKind
     from monitoring.rules import default_params
     from monitoring.services import rule_approve, rule_create, rule_submit
-    from tests.factories import StaffUserFactory
+    from tests.monitoring.helpers import admin
 
-    maker, checker = StaffUserFactory(), StaffUserFactory()
+    maker, checker = admin(), admin()
     extra = {RuleKind.WATCHED: {"methods": ["POLYGON"]}}
     for kind in RuleKind:
         rule = rule_create(

@@ -281,6 +281,9 @@ class ApprovalKind(models.TextChoices):
     EXECUTE_QUOTE = "execute_quote", "Execute a quote"
     CREATE_RULE = "create_rule", "Create an automation rule"
     CHANGE_RULE = "change_rule", "Change an automation rule"
+    # Kinds an app above payments approves through the same four-eyes: its write is registered
+    # with payments.services.approval_writes.register_write, its words are in the payload.
+    MONITORING_RULE = "monitoring_rule", "Make a monitoring rule live"
 
 
 class ApprovalStatus(models.TextChoices):
