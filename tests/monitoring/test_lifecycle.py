@@ -13,7 +13,7 @@ from monitoring.services import NotAllowed, rule_approve, rule_create, rule_new_
 from payments.models import ApprovalRequest
 from payments.services.approvals import approval_reject
 from tests.conftest import authenticated_now
-from tests.monitoring.helpers import admin, customer, live_rule, onramp_quote, tx
+from tests.monitoring.helpers import account, admin, customer, live_rule, onramp_quote, tx
 
 pytestmark = pytest.mark.django_db
 
@@ -248,3 +248,21 @@ def test_a_transaction_is_evaluated_after_commit_not_in_the_upsert(upstream, dja
     assert len(callbacks) == 1
     callbacks[0]()
     assert Alert.objects.get().sentence == "A transfer of 25 USD, at or above 1 USD."
+
+
+def test_a_true_match_says_the_api_cannot_deactivate_its_accounts(client_as):
+    """The Payments API has no endpoint that deactivates a payment account (spec: only its
+    statuses are named): the decided alert's page says so rather than offer a button."""
+    someone = customer()
+    payee = account(someone)
+    alert = Alert.objects.create(
+        kind="screening", customer=someone, dedupe_key="t:1", sentence="A listed payee", account_ids=[payee.account_id]
+    )
+    client = client_as("compliance")
+    url = reverse("monitoring-view-alert", kwargs={"pk": alert.pk})
+    assert 'id="no-deactivate"' not in client.get(url).content.decode()
+    client.post(
+        reverse("monitoring-decide-alert", kwargs={"pk": alert.pk}), {"decision": "true_match", "reason": "Seen."}
+    )
+    page = client.get(url).content.decode()
+    assert 'id="no-deactivate"' in page and payee.display_name in page
