@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from audit.records import audit_record
 from core.access import role_required
 from core.exports import Column, filtered_export
-from core.views import page_or_partial, paginate_keyset
+from core.views import HttpResponsePermanentRedirectKeepMethod, page_or_partial, paginate_keyset
 from payments.models import PaymentAccount, Transaction
 
 from . import importers, tasks
@@ -28,13 +28,13 @@ from .services import (
     NotAllowed,
     alert_decide,
     pending_draft,
-    rule_approve,
     rule_create,
     rule_new_version,
     rule_pause,
     rule_resume,
     rule_submit,
     rule_withdraw,
+    waiting_version,
 )
 
 PAGE_SIZE = 50
@@ -171,7 +171,7 @@ def list_rules(request):
 
 
 def _rule(pk):
-    return get_object_or_404(MonitoringRule.objects.select_related("current_version", "live_version"), pk=pk)
+    return get_object_or_404(MonitoringRule.objects.select_related("current_version__approval", "live_version"), pk=pk)
 
 
 @role_required("manage_monitoring")
@@ -240,6 +240,7 @@ def view_rule(request, pk):
         "alerts": alerts,
         "params": PARAMS[rule.kind],
         "draft": pending_draft(rule),
+        "waiting": waiting_version(rule),
         "own_version": rule.current_version and rule.current_version.created_by_id == request.user.pk,
     }
     return render(request, "monitoring/rules/show.html", context)
@@ -262,9 +263,25 @@ def _rule_action(step, done: str):
     return action
 
 
-submit_rule = _rule_action(rule_submit, "Submitted: another person with the admin role approves it.")
+submit_rule = _rule_action(
+    rule_submit, "Submitted: it waits for approval with the other requests; another admin approves it."
+)
 withdraw_rule = _rule_action(rule_withdraw, "Withdrawn from approval.")
-approve_rule = _rule_action(rule_approve, "Approved: the rule is live.")
+
+
+@role_required("manage_monitoring")
+@require_http_methods(["GET", "POST"])
+def approve_rule(request, pk):
+    """The old approval address: a rule is approved through its approval request now. 308 to
+    the request's page (a POST to its approve, the method and body going along)."""
+    rule = _rule(pk)
+    version = rule.current_version
+    if version is None or version.approval_id is None:
+        return redirect("monitoring-view-rule", pk=rule.pk)
+    name = "payments-approve-approval-request" if request.method == "POST" else "payments-view-approval-request"
+    return HttpResponsePermanentRedirectKeepMethod(reverse(name, kwargs={"pk": version.approval_id}))
+
+
 pause_rule = _rule_action(rule_pause, "Paused: the rule raises no alerts until resumed.")
 resume_rule = _rule_action(rule_resume, "Resumed: the rule is live again.")
 

@@ -207,8 +207,20 @@ class Transaction(MirroredModel):
     class Meta:
         indexes = [
             models.Index(fields=["-created_upstream_at", "-id"], name="tx_keyset"),
-            # Monitoring: a customer's recent transactions with their USD values, one range scan.
-            models.Index(fields=["customer", "created_upstream_at", "usd_value"], name="tx_customer_usd"),
+            # Monitoring: a customer's transactions in time order with what its rules read, from
+            # the index alone (PostgreSQL): the live rules' range scans, and the backtests'
+            # windows over ranges of customers with neither a sort nor a read of the table.
+            models.Index(
+                fields=["customer", "created_upstream_at"],
+                include=[
+                    "usd_value",
+                    "status",
+                    "source_payment_method",
+                    "destination_payment_method",
+                    "transaction_id",
+                ],
+                name="tx_customer_monitoring",
+            ),
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
             # A customer's transactions of one status (the customer page's and the list's filters):
@@ -281,6 +293,9 @@ class ApprovalKind(models.TextChoices):
     EXECUTE_QUOTE = "execute_quote", "Execute a quote"
     CREATE_RULE = "create_rule", "Create an automation rule"
     CHANGE_RULE = "change_rule", "Change an automation rule"
+    # Kinds an app above payments approves through the same four-eyes: its write is registered
+    # with payments.services.approval_writes.register_write, its words are in the payload.
+    MONITORING_RULE = "monitoring_rule", "Make a monitoring rule live"
 
 
 class ApprovalStatus(models.TextChoices):

@@ -49,6 +49,8 @@ def _figures(approval: ApprovalRequest) -> dict:
             "source_name": account_name(names, quote.source_account_id),
             "destination_name": account_name(names, quote.destination_account_id),
         }
+    if "template" not in approval.payload:  # a kind of an app above payments: its own words
+        return {"facts": approval.payload.get("facts", []), "link": approval.payload.get("link")}
     template = approval.payload["template"]
     source, destination = template["source"], template["destination"]
     names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
