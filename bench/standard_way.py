@@ -198,13 +198,13 @@ PIECES = {
 
 
 def interleaved(ways: dict, make, *, status: int, repeats: int) -> dict:
-    """{way: {"p50_ms", "p99_ms", "queries"}} of the request `make()` returns (a thunk, made
+    """{way: {"p50_ms", "p99_ms", "queries"}} of the request `make(way)` returns (a thunk, made
     outside the timing), each way a context manager factory: two warm-up requests each, the
     fewer statements of two, then `repeats` rounds alternating which way goes first."""
     from _setup import count_queries, percentile
 
     def run(way):
-        call = make()
+        call = make(way)
         with ways[way]():
             started = time.perf_counter()
             response = call()
@@ -219,7 +219,7 @@ def interleaved(ways: dict, make, *, status: int, repeats: int) -> dict:
     for name in names:
         counts = []
         for _ in range(2):
-            call = make()
+            call = make(name)
             with ways[name]():
                 counts.append(count_queries(call))
         queries[name] = min(counts)
@@ -346,7 +346,7 @@ def measure_pages(piece: str, cases, clients, budget: float, repeats: int) -> li
     for label, name, args, query in cases:
         client = clients[role_for(name)]
         url = reverse(name, args=args) + query
-        figures = interleaved(ways, lambda c=client, u=url: lambda: c.get(u), status=200, repeats=repeats)
+        figures = interleaved(ways, lambda _, c=client, u=url: lambda: c.get(u), status=200, repeats=repeats)
         pages.append(_page(label, url, figures, budget, _budget_for(name)))
         print(json.dumps({"measuring": piece, **pages[-1]}), file=sys.stderr)
     return pages
@@ -371,12 +371,19 @@ def measure_live(clients, ids, budget: float, repeats: int) -> list[dict]:
     for label, name, key in LIVE_PAGES:
         client = clients[role_for(name)]
         page_url = reverse(name, args=[ids[key]] if key else [])
-        url = live_poll_url(client, page_url, BELL if "bell" in label else POLLER)
         ways = {"piece": contextlib.nullcontext, "standard": live_standard}
+        # Each way's poller as its own page gives it (the version, computed its way).
+        urls = {}
+        for name, way in ways.items():
+            with way():
+                urls[name] = live_poll_url(client, page_url, BELL if "bell" in label else POLLER)
         figures = interleaved(
-            ways, lambda c=client, u=url: lambda: c.get(u, headers={"HX-Request": "true"}), status=304, repeats=repeats
+            ways,
+            lambda way, c=client, u=urls: lambda: c.get(u[way], headers={"HX-Request": "true"}),
+            status=304,
+            repeats=repeats,
         )
-        pages.append(_page(label, url.split("?")[0], figures, budget, MAX_QUERIES))
+        pages.append(_page(label, urls["piece"].split("?")[0], figures, budget, MAX_QUERIES))
         print(json.dumps({"measuring": "live", **pages[-1]}), file=sys.stderr)
     return pages
 
@@ -393,7 +400,7 @@ def measure_receiver(budget: float, repeats: int, customer_id: str) -> list[dict
     caches["local"].clear()
     client = Client()
 
-    def post():
+    def post(_way):
         _, body, headers = signed_event(WEBHOOK_SECRET, customer_id, event_id=EVENT_PREFIX + uuid.uuid4().hex)
         return lambda: client.post("/webhooks/payments", body, content_type="application/json", headers=headers)
 
