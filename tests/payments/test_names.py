@@ -206,3 +206,23 @@ def test_the_account_form_shown_again_reads_its_customer_once(client_as):
     assert "<strong data-picker-name>Ada Lovelace</strong>" in page
     table = Customer._meta.db_table
     assert len([q for q in queries.captured_queries if f'FROM "{table}"' in q["sql"]]) == 1
+
+
+def test_the_customer_search_looks_at_a_bounded_set_in_one_query(client_as, monkeypatch, django_assert_num_queries):
+    """A common prefix reads the first SEARCH_CANDIDATES matches, as the queue's search does,
+    and orders those by name: not every customer whose name starts so."""
+    from customers import selectors as customer_selectors
+    from payments.selectors import customers_search
+
+    monkeypatch.setattr(customer_selectors, "SEARCH_CANDIDATES", 3)
+    for name in ("Olivia Smith C", "Olivia Smith A", "Olivia Smith E", "Olivia Smith B", "Olivia Smith D"):
+        CustomerFactory(name=name, active=True)
+    noah = CustomerFactory(name="Noah Kim", active=True)
+    with django_assert_num_queries(1) as captured:
+        found = [c.name for c in customers_search(query="olivia")]
+    assert len(found) == 3 and found == sorted(found)
+    assert "LIMIT 3" in captured.captured_queries[0]["sql"]
+    assert [c.customer_id for c in customers_search(query="Noah")] == [noah.customer_id]
+    assert [c.customer_id for c in customers_search(query=noah.customer_id)] == [noah.customer_id]
+    page = client_as("auditor").get(reverse("payments-search-customers"), {"q": "Olivia"}).content.decode()
+    assert page.count("data-pick-id=") == 3
