@@ -152,6 +152,7 @@ def transactions_listed() -> QuerySet[Transaction]:
             "expires_at",
             "created_upstream_at",
             "customer__name",
+            "customer__email",
             "customer__customer_id",
         )
         .annotate(
