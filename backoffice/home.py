@@ -21,11 +21,13 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from audit.targets import name_targets
+from core import labels
 from core.roles import Role
 from core.together import fetch_together
 from customers.models import CustomerStatus
 from customers.selectors import NEEDS_PERSON
 from customers.templatetags.customers_extras import duration
+from monitoring.models import AlertKind, AlertStatus
 from payments.models import ApprovalRequest, TransactionStatus
 from payments.selectors import STUCK_RULE_LABELS
 from upstream.client import get_client
@@ -166,7 +168,8 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime, fig
         "casework": [
             Figure("My claimed cases", mine, _url(queue, assignee="me"), "live"),
             Figure("Escalated cases", escalated, _url("customers-list-escalations"), "live"),
-        ]
+        ],
+        "open_alerts": open_alerts_by_age(user, figures),
     }
     if snapshot:
         data = snapshot.data
@@ -197,6 +200,29 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime, fig
         context["older_days_minutes"] = rollups.older_days_minutes(rollups.DECISIONS)
     section.context = context
     return section
+
+
+def open_alerts_by_age(user, figures: dict) -> list[dict]:
+    """Open alerts per kind and age (counted with the page's other figures,
+    home_figures.open_alert_figures), each linking to the alerts list so filtered. Nothing for a
+    member who may not read alerts."""
+    if not user.has_perm("core.view_monitoring"):
+        return []
+    alerts = "monitoring-list-alerts"
+    return [
+        {
+            "kind": kind,
+            "figures": [
+                Figure(
+                    f"{labels.label(labels.CASE_KIND, kind)}: {label}",
+                    figures[f"alerts_{kind}_{code}"],
+                    _url(alerts, kind=kind, status=AlertStatus.OPEN, age=code),
+                )
+                for code, label, _, _ in home_figures.ALERT_AGES
+            ],
+        }
+        for kind in AlertKind.values
+    ]
 
 
 def decisions_chart(days: list[dict]) -> charts.ColumnChart:

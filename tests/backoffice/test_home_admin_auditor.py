@@ -143,8 +143,8 @@ def test_a_user_without_a_role_sees_no_section(client, make_staff):
 
 
 # Session, user, the user's groups (roles) and permissions (the navigation): 4; then every live
-# figure and snapshot of the sections in one query (home_figures.live_figures; none for the
-# auditor, who has no live figure).
+# figure and snapshot of the sections in one query (home_figures.live_figures: compliance's open
+# alerts by kind and age too; none for the auditor, who has no live figure).
 @pytest.mark.parametrize(
     ("role", "queries"),
     # The auditor's two lists in one query, then their names: one query per kind of record named

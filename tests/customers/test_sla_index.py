@@ -1,4 +1,4 @@
-"""`?sla=due` answers from the expression index customer_sla_start (migration 0009) on
+"""`?sla=due` answers from the expression index customer_sla_start (migration 0010) on
 PostgreSQL, not from a walk of every open case; and the indexed expression finds exactly the
 cases the clock says are due (the SLA filter's own tests, tests/customers/test_queue_case_filters.py,
 run on either database)."""

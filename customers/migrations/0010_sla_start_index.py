@@ -24,6 +24,6 @@ def drop(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("customers", "0008_search_name_words")]
+    dependencies = [("customers", "0009_open_alert_counts")]
 
     operations = [migrations.RunPython(create, drop, elidable=False)]
