@@ -47,15 +47,35 @@ class CustomerCreate:
     may go in the same POST /customers. Only the part of the chosen type is checked and sent;
     the other keeps what was typed, should the type be switched back."""
 
-    def __init__(self, data=None, files=None):
-        self.form = CustomerCreateForm(data)
+    def __init__(self, data=None, files=None, *, initial=None):
+        """Bound to `data` (a POST), or unbound with `initial` (the type chosen by the URL, or
+        what was typed before the type was chosen without script)."""
+        self.form = CustomerCreateForm(data, initial=initial)
         self.kyc = KycEdit(data, files, prefix="kyc")
         self.kyb = KybEdit(data, files)
         self.top_errors: list[str] = []
         # Customers the mirror knows with the e-mail typed, when it asks to confirm a new one.
         self.same_email: list = []
-        kind = data.get("customer_type") if data is not None else None
+        kind = (data if data is not None else initial or {}).get("customer_type")
         self.data_part = {CustomerType.INDIVIDUAL: self.kyc, CustomerType.BUSINESS: self.kyb}.get(kind)
+
+    @property
+    def shows_kyc(self) -> bool:
+        return self._shows(self.kyc)
+
+    @property
+    def shows_kyb(self) -> bool:
+        return self._shows(self.kyb)
+
+    def _shows(self, part) -> bool:
+        """The page renders the chosen type's data part, and the other only when it holds what
+        was typed (kept, hidden, should the type be switched back); else it comes on demand."""
+        if part is self.data_part:
+            return True
+        if not part.form.is_bound:
+            return False
+        rows = [self.kyc.documents] if part is self.kyc else [self.kyb.persons, self.kyb.documents]
+        return part.form.has_changed() or any(row.has_changed() for formset in rows for row in formset.forms)
 
     def is_valid(self) -> bool:
         valid = all([self.form.is_valid(), self.data_part is None or self.data_part.is_valid()])
