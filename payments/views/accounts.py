@@ -116,7 +116,7 @@ def _create_payment_account(request):
                 details=form.details(),
             )
         except ValidationFailed as error:
-            form.add_api_errors(error.messages_by_field())
+            form.add_api_errors(error.field_errors)
         except PaymentsApiError as error:
             # Sending the same form again is safe: the back-office reads the API back first.
             form.add_error(None, api_error_message(error, write=True, repeatable=True))
