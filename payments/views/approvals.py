@@ -11,7 +11,7 @@ from upstream.api_errors import InFlight, api_error_message
 
 from ..filters import ApprovalRequestFilter
 from ..forms.approvals import ApproveForm, RejectForm
-from ..forms.rules import describe_cron
+from ..forms.rules import trigger_words
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, Transaction
 from ..selectors import account_name, account_names
 from ..services.approval_writes import ApprovalWriteFailed
@@ -49,15 +49,13 @@ def _figures(approval: ApprovalRequest) -> dict:
             "source_name": account_name(names, quote.source_account_id),
             "destination_name": account_name(names, quote.destination_account_id),
         }
-    template = approval.payload["template"]
-    source, destination = template["source"], template["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
-    cron = approval.payload["trigger"].get("cronSchedule")
+    terms = approval.rule_terms
+    names = account_names(terms.source_account_id, terms.destination_account_id)
     return {
-        "template": template,
-        "source_name": account_name(names, source["sourcePaymentAccountId"]),
-        "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
-        "cron_words": describe_cron(cron) if cron else "",
+        "terms": terms,
+        "source_name": account_name(names, terms.source_account_id),
+        "destination_name": account_name(names, terms.destination_account_id),
+        "trigger_words": trigger_words(terms),
     }
 
 
