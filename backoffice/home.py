@@ -316,7 +316,7 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
         "breaker_badge": BREAKER_BADGES.get(breaker, ("warn", ""))[0],
         "breaker_text": BREAKER_BADGES.get(breaker, ("warn", ""))[1],
         "staff": [
-            Figure("Staff without a second factor", mfa, _path("core-list-staff")),
+            Figure("Staff without a second factor", mfa, _path("staff-list-staff")),
             Figure("Approvals waiting", approvals, _path("payments-list-approval-requests")),
         ],
     }
@@ -332,6 +332,6 @@ def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Sec
     context = {
         "events": events,
         "approvals": list(ApprovalRequest.objects.select_related("maker").order_by("-pk")[:LATEST_AUDIT_EVENTS]),
-        "audit_url": _path("core-list-audit-events"),
+        "audit_url": _path("audit-list-events"),
     }
     return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.html", context=context)

@@ -120,7 +120,7 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
 def filters(big: str, small: str, month_start: str, month_end: str, old_day: str) -> dict:
     """Per list URL name: each filter's values, common first, then rare, then empty."""
     return {
-        "core-list-audit-events": {
+        "audit-list-events": {
             "actor": ["staff-3", "nobody"],
             "action": ["customer.update", "transaction.cancel", "none.such"],
             "target_kind": ["customer", "transaction", "none"],
@@ -157,7 +157,7 @@ def filters(big: str, small: str, month_start: str, month_end: str, old_day: str
             "created_minutes": ["30"],
         },
         "customers-list-escalations": {},
-        "core-list-staff": {},
+        "staff-list-staff": {},
         "home": {},
     }
 
@@ -255,7 +255,7 @@ def main():
     for name, spec in filters(big, small, **days).items():
         urls += [(name, reverse(name) + ("?" + urlencode(params) if params else "")) for params in combinations(spec)]
     deep = {
-        "core-list-audit-events": (AuditEvent, ("-created_at", "-id")),
+        "audit-list-events": (AuditEvent, ("-created_at", "-id")),
         "payments-list-transactions": (Transaction, ("-created_upstream_at", "-id")),
     }
     for name, (model, ordering) in deep.items():
@@ -267,7 +267,7 @@ def main():
         urls.append(("customers-view-customer", reverse("customers-view-customer", args=[customer_id])))
     urls.append(("payments-view-transaction", reverse("payments-view-transaction", args=[tx[0]])))
     staff = get_user_model().objects.order_by("id").first()
-    urls.append(("core-view-staff", reverse("core-view-staff", args=[staff.pk])))
+    urls.append(("staff-view-staff", reverse("staff-view-staff", args=[staff.pk])))
 
     cases = []
     for name, url in urls:
