@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from audit.records import audit_record
 from core.access import role_required
 from core.exports import Column, filtered_export
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial
 from payments.models import PaymentAccount, Transaction
 
 from . import importers, tasks
@@ -78,9 +78,7 @@ def _alerts():
 @role_required("view_monitoring")
 @require_GET
 def list_alerts(request):
-    filterset = AlertFilter(request.GET, queryset=_alerts())
-    queryset = filterset.qs if filterset.is_valid() else Alert.objects.none()
-    page = paginate_keyset(queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    filterset, page = filtered_page(request, AlertFilter, _alerts(), ordering=("-created_at", "-id"), size=PAGE_SIZE)
     context = {"filter": filterset, "page": page}
     return render(request, page_or_partial(request, "monitoring/alerts/list.html"), context)
 

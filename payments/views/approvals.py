@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import recent_auth_required, require_permission, role_required
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial
 from upstream.api_errors import InFlight, api_error_message
 
 from ..filters import ApprovalRequestFilter
@@ -31,10 +31,11 @@ PAGE_SIZE = 50
 def list_approval_requests(request):
     """The requests waiting for a checker (by default), with maker, age and what they do."""
     data = request.GET if "status" in request.GET else {**request.GET.dict(), "status": ApprovalStatus.PENDING}
-    queryset = ApprovalRequest.objects.select_related("maker", "checker")
-    filterset = ApprovalRequestFilter(data, queryset=queryset)
-    rows = filterset.qs if filterset.is_valid() else ApprovalRequest.objects.none()
-    page = paginate_keyset(rows, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    requests = ApprovalRequest.objects.select_related("maker", "checker")
+    ordering = ("-created_at", "-id")
+    filterset, page = filtered_page(
+        request, ApprovalRequestFilter, requests, ordering=ordering, size=PAGE_SIZE, data=data
+    )
     template = page_or_partial(request, "payments/approvals/list.html")
     return render(request, template, {"filter": filterset, "page": page})
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial
 
 from ..filters import AutomationRuleFilter
 from ..forms.rules import AutomationRuleForm, trigger_words
@@ -22,9 +22,8 @@ PAGE_SIZE = 50
 @role_required("view_payments")
 @require_GET
 def list_automation_rules(request):
-    filterset = AutomationRuleFilter(request.GET, queryset=AutomationRule.objects.select_related("customer"))
-    queryset = filterset.qs if filterset.is_valid() else AutomationRule.objects.none()
-    page = paginate_keyset(queryset, ordering=("-id",), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    rules = AutomationRule.objects.select_related("customer")
+    filterset, page = filtered_page(request, AutomationRuleFilter, rules, ordering=("-id",), size=PAGE_SIZE)
     ends = []
     for rule in page.items:
         rule.trigger_words = trigger_words(rule.terms)
