@@ -43,20 +43,15 @@ def list_approval_requests(request):
 def _figures(approval: ApprovalRequest) -> dict:
     """What the request would do, with accounts by name rather than bare ids."""
     if approval.kind == ApprovalKind.EXECUTE_QUOTE:
-        quote = approval.quote
-        names = account_names(quote.source_account_id, quote.destination_account_id)
-        return {
-            "quote": quote,
-            "source_name": account_name(names, quote.source_account_id),
-            "destination_name": account_name(names, quote.destination_account_id),
-        }
-    terms = approval.rule_terms
-    names = account_names(terms.source_account_id, terms.destination_account_id)
+        ends, figures = approval.quote, {"quote": approval.quote}
+    else:
+        ends = approval.rule_terms
+        figures = {"terms": ends, "trigger_words": trigger_words(ends)}
+    names = account_names(ends.source_account_id, ends.destination_account_id)
     return {
-        "terms": terms,
-        "source_name": account_name(names, terms.source_account_id),
-        "destination_name": account_name(names, terms.destination_account_id),
-        "trigger_words": trigger_words(terms),
+        **figures,
+        "source_name": account_name(names, ends.source_account_id),
+        "destination_name": account_name(names, ends.destination_account_id),
     }
 
 
