@@ -21,10 +21,12 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from audit.targets import name_targets
+from core import labels
 from core.roles import Role
 from customers.models import Customer, CustomerStatus
 from customers.selectors import NEEDS_PERSON, escalated_q, needs_person_q
 from customers.templatetags.customers_extras import duration
+from monitoring.models import Alert, AlertKind, AlertStatus
 from payments.models import ApprovalRequest, Transaction, TransactionStatus
 from payments.selectors import STUCK_RULE_LABELS
 from upstream.client import get_client
@@ -161,7 +163,8 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
         "casework": [
             Figure("My claimed cases", mine, _url(queue, assignee="me"), "live"),
             Figure("Escalated cases", escalated, _url("customers-list-escalations"), "live"),
-        ]
+        ],
+        "open_alerts": open_alerts_by_age(user, now),
     }
     if snapshot:
         data = snapshot.data
@@ -192,6 +195,45 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
         context["older_days_minutes"] = rollups.older_days_minutes(rollups.DECISIONS)
     section.context = context
     return section
+
+
+# The open alerts' ages on the compliance home: the alerts list's `age` filter for each.
+ALERT_AGES = [("1", "under 24 hours", 0, 1), ("1-7", "1 to 7 days", 1, 7), ("over7", "over 7 days", 7, None)]
+
+
+def open_alerts_by_age(user, now: dt.datetime) -> list[dict]:
+    """Open alerts per kind and age, live in one query (the open ones are few by nature and read
+    from the alerts' (status, created) index), each linking to the alerts list so filtered.
+    Nothing (and no query) for a member who may not read alerts."""
+    if not user.has_perm("core.view_monitoring"):
+        return []
+
+    def within(low, high) -> Q:
+        q = Q(created_at__lt=now - dt.timedelta(days=low)) if low else Q()
+        return q & Q(created_at__gte=now - dt.timedelta(days=high)) if high else q
+
+    counts = Alert.objects.filter(status=AlertStatus.OPEN).aggregate(
+        **{
+            f"{kind}_{code}": Count("id", filter=Q(kind=kind) & within(low, high))
+            for kind in AlertKind.values
+            for code, _, low, high in ALERT_AGES
+        }
+    )
+    alerts = "monitoring-list-alerts"
+    return [
+        {
+            "kind": kind,
+            "figures": [
+                Figure(
+                    f"{labels.label(labels.CASE_KIND, kind)}: {label}",
+                    counts[f"{kind}_{code}"],
+                    _url(alerts, kind=kind, status=AlertStatus.OPEN, age=code),
+                )
+                for code, label, _, _ in ALERT_AGES
+            ],
+        }
+        for kind in AlertKind.values
+    ]
 
 
 def decisions_chart(days: list[dict]) -> charts.ColumnChart:

@@ -97,18 +97,20 @@ def measure(client, url: str, repeats: int) -> dict:
 def deep_cursor(filters: dict, user, depth: int) -> str:
     """The cursor a reviewer holds after paging `depth` rows (found once here with OFFSET)."""
     from core.views import _encode
-    from customers.selectors import customer_queue
+    from customers.filters import QueueFilter
 
-    qs, ordering = customer_queue(filters=filters, user=user)
+    filterset = QueueFilter(filters, user=user)
+    qs, ordering = filterset.qs, filterset.ordering
     fields = [qs.model._meta.get_field(name.lstrip("-")) for name in ordering]
     last = qs.prefetch_related(None).order_by(*ordering)[depth - 1]
     return _encode([field.value_from_object(last) for field in fields])
 
 
 def explain(sql_filters: dict, user) -> str:
-    from customers.selectors import customer_queue
+    from customers.filters import QueueFilter
 
-    qs, ordering = customer_queue(filters=sql_filters, user=user)
+    filterset = QueueFilter(sql_filters, user=user)
+    qs, ordering = filterset.qs, filterset.ordering
     plan = qs.prefetch_related(None).order_by(*ordering)[:51].explain()
     return " | ".join(line.strip() for line in plan.splitlines() if "Index" in line or "Scan" in line)[:400]
 

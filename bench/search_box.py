@@ -59,11 +59,14 @@ def add_search_rows(customers: int, quotes: int, rules: int) -> float:
         )
         cursor.execute(
             """
-            INSERT INTO payments_quote (quote_id, idempotency_key, customer_id, created_by_id, request, source_amount,
-                exchange_rate, destination_amount, fees, expires_at, created_at)
+            INSERT INTO payments_quote (quote_id, idempotency_key, customer_id, created_by_id, request,
+                source_account_id, source_payment_method, source_currency, source_amount, destination_account_id,
+                destination_payment_method, destination_currency, guaranteed, exchange_rate, destination_amount,
+                fees, expires_at, created_at)
             SELECT md5('q' || i), md5('k' || i)::uuid, %(c0)s + i %% %(customers)s, NULL,
                    '{"source": {"currency": "USD"}, "destination": {"currency": "USDC"}}'::jsonb,
-                   100, 1, 99, '{}'::jsonb, now() - interval '1 hour', now() - interval '2 hours'
+                   md5('a' || i), 'ACH', 'USD', 100, md5('a' || (i + 1)), 'BASE', 'USDC', false,
+                   1, 99, '{}'::jsonb, now() - interval '1 hour', now() - interval '2 hours'
             FROM generate_series(1, %(n)s) AS i
             """,
             {"n": quotes, "c0": c0, "customers": customers},

@@ -26,6 +26,7 @@ APPROVAL_KIND = "approval_kind"
 INBOX_STATE = "inbox_state"
 ERROR = "error"
 HANDOUT = "handout"
+CASE_KIND = "case_kind"
 
 _WORDS: dict[str, dict[str, str]] = {}
 # Which vocabulary names the value of an audit event's detail: by "<target kind>.<key>" where a

@@ -10,7 +10,7 @@ class CustomersConfig(AppConfig):
 
         from .audit_targets import name_customers
         from .choices import ACTION_LABELS, ISSUE_LABELS
-        from .models import CaseDecision, CustomerStatus, CustomerType, HostedLinkHandout
+        from .models import CaseDecision, CaseKind, CustomerStatus, CustomerType, HostedLinkHandout
 
         labels.register(labels.STATUS, dict(CustomerStatus.choices))
         labels.register(labels.ISSUE, ISSUE_LABELS)
@@ -18,6 +18,7 @@ class CustomersConfig(AppConfig):
         labels.register(labels.DECISION, dict(CaseDecision.Kind.choices))
         labels.register(labels.CUSTOMER_TYPE, dict(CustomerType.choices))
         labels.register(labels.HANDOUT, dict(HostedLinkHandout.Kind.choices))
+        labels.register(labels.CASE_KIND, dict(CaseKind.choices))
         labels.register_details(
             {
                 "status": labels.STATUS,

@@ -37,6 +37,19 @@ class CustomerType(models.TextChoices):
     BUSINESS = "BUSINESS", "Business"
 
 
+class CaseKind(models.TextChoices):
+    """What a case in the review queue is about (customers.filters.QueueFilter's `kind`)."""
+
+    VERIFICATION = "verification", "Verification"
+    MONITORING = "monitoring", "Transaction monitoring"
+    SCREENING = "screening", "Watchlist screening"
+
+
+# The open alerts of a customer, per kind, are a case too (customers.filters).
+OPEN_ALERTS_MONITORING = models.Q(open_monitoring_alerts__gt=0)
+OPEN_ALERTS_SCREENING = models.Q(open_screening_alerts__gt=0)
+
+
 class Customer(MirroredModel):
     customer_id = models.CharField(max_length=64, unique=True)
     organization_id = models.CharField(max_length=64)
@@ -67,6 +80,11 @@ class Customer(MirroredModel):
     case_decision = models.CharField(max_length=32, blank=True, default="")
     case_decided_at = models.DateTimeField(null=True, blank=True)
     escalation_level = models.PositiveSmallIntegerField(default=0)
+    # Open alerts of transaction monitoring and of watch-list screening: kept by monitoring
+    # (monitoring.services.refresh_open_alerts) in the transaction that raises or decides an
+    # alert, so that the queue filters and shows them without reading monitoring's tables.
+    open_monitoring_alerts = models.PositiveIntegerField(default=0)
+    open_screening_alerts = models.PositiveIntegerField(default=0)
 
     class Meta:
         indexes = [
@@ -84,6 +102,17 @@ class Customer(MirroredModel):
             # The escalations view: escalated cases, highest level and oldest first.
             models.Index(
                 fields=["case_decision", "-escalation_level", "case_decided_at"], name="customer_case_decision"
+            ),
+            # The queue by kind of case: the few customers with open alerts, in both orders.
+            models.Index(
+                fields=["status_since", "id"], condition=OPEN_ALERTS_MONITORING, name="customer_monitoring_age"
+            ),
+            models.Index(
+                fields=["-upstream_updated_at", "-id"], condition=OPEN_ALERTS_MONITORING, name="customer_monitoring_upd"
+            ),
+            models.Index(fields=["status_since", "id"], condition=OPEN_ALERTS_SCREENING, name="customer_screening_age"),
+            models.Index(
+                fields=["-upstream_updated_at", "-id"], condition=OPEN_ALERTS_SCREENING, name="customer_screening_upd"
             ),
         ]
 

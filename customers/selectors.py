@@ -159,54 +159,14 @@ def one_issue_per_code(issues: QuerySet[VerificationIssue]) -> QuerySet[Verifica
     return issues.exclude(Exists(earlier))
 
 
-def customer_queue(*, filters: dict, user) -> tuple[QuerySet, tuple[str, ...]]:
-    """The customers of the queue's filters (a valid QueueFilterForm's cleaned_data), and the
-    ordering to page them by."""
-    # The issues, each code once, as a plain list on each row: `customer.issues.all` in the template would make a
-    # manager and a queryset per row just to hand back the prefetched rows.
-    qs = Customer.objects.select_related("assignee").prefetch_related(
+def queue_rows() -> QuerySet:
+    """The queue's rows before its filters (customers.filters.QueueFilter): the assignee joined,
+    and the open issues, each code once, as a plain list on each row (`customer.issues.all` in
+    the template would make a manager and a queryset per row just to hand back the prefetched
+    rows)."""
+    return Customer.objects.select_related("assignee").prefetch_related(
         Prefetch("issues", queryset=one_issue_per_code(VerificationIssue.objects.order_by("pk")), to_attr="issue_list")
     )
-    if filters.get("status"):
-        statuses = filters["status"]
-        # "Needs a person" chosen as well: only those of these statuses that need one (a
-        # CREATED customer once it waited too long), as the home page counts them. A status
-        # that never needs a person (ACTIVE, DEACTIVATED) is left out before the query, not
-        # found empty by reading all its customers.
-        if filters.get("view") == "queue":
-            statuses = [s for s in statuses if s in NEEDS_PERSON or s == CustomerStatus.CREATED]
-            qs = qs.filter(needs_person_q())
-        qs = qs.filter(status__in=statuses) if statuses else qs.none()
-    elif filters.get("view") != "all":
-        qs = qs.filter(needs_person_q())
-    if filters.get("sla"):
-        qs = qs.filter(sla_q(filters["sla"], timezone.now()))
-    if filters.get("decided"):
-        qs = qs.filter(decided_on_q(filters["decided"]))
-    if filters.get("type"):
-        qs = qs.filter(customer_type=filters["type"])
-    if filters.get("organization"):
-        qs = qs.filter(organization_id=filters["organization"].strip())
-    if filters.get("issue"):
-        qs = qs.filter(pk__in=with_issue(filters["issue"], statuses=filters.get("status")))
-    if filters.get("updated_since"):
-        since = dt.datetime.combine(filters["updated_since"], dt.time.min, tzinfo=dt.UTC)
-        qs = qs.filter(upstream_updated_at__gte=since)
-    assignee = filters.get("assignee")
-    if assignee == "me":
-        qs = qs.filter(assignee=user)
-    elif assignee == "none":
-        qs = qs.filter(assignee__isnull=True)
-    elif assignee:
-        # A colleague's pk (QueueFilterForm accepts only those who work on customers).
-        qs = qs.filter(assignee_id=int(assignee))
-    if q := filters.get("q"):
-        qs = qs.filter(pk__in=search_candidates(q))
-    sort = filters.get("sort") or ("updated" if filters.get("view") == "all" else "age")
-    if sort == "updated":
-        # Mirror rows always carry the API's updatedAt; a row without one sorts under "age".
-        qs = qs.filter(upstream_updated_at__isnull=False)
-    return qs, ORDERINGS[sort]
 
 
 @dataclass
@@ -311,10 +271,10 @@ def _estimated_counts() -> StatusCounts | None:
     )
 
 
-def next_case(*, filters: dict, user) -> Customer | None:
-    """The oldest unclaimed case of the current filter (row-locked where the database can)."""
-    qs, _ordering = customer_queue(filters={**filters, "assignee": "none"}, user=user)
-    qs = qs.prefetch_related(None).select_related(None).order_by("status_since", "id")
+def next_case(cases: QuerySet) -> Customer | None:
+    """The oldest unclaimed case of the queue's current filter (`cases`, a QueueFilter's rows),
+    row-locked where the database can."""
+    qs = cases.filter(assignee__isnull=True).prefetch_related(None).select_related(None).order_by("status_since", "id")
     if connection.features.has_select_for_update_skip_locked:
         # Two reviewers pressing "Next case" together get two different cases.
         qs = qs.select_for_update(skip_locked=True, of=("self",))

@@ -9,6 +9,7 @@ other choice meanwhile is refused with what changed. What has no state to compar
 """
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from audit.records import audit_record
@@ -53,12 +54,13 @@ def customer_assign(*, actor, customer: Customer, assignee, seen=UNCHECKED) -> C
     return Customer.objects.get(pk=customer.pk)
 
 
-def customer_claim_next(*, actor, filters: dict, submission: str) -> Customer | None:
-    """Claim the oldest unclaimed case of the queue's current filter: one case per press of
-    the button (its form's `submission`), however often that is sent."""
+def customer_claim_next(*, actor, cases: QuerySet, submission: str) -> Customer | None:
+    """Claim the oldest unclaimed case of the queue's current filter (`cases`, the rows of a
+    customers.filters.QueueFilter): one case per press of the button (its form's
+    `submission`), however often that is sent."""
 
     def claim_one() -> Customer | None:
-        customer = next_case(filters=filters, user=actor)
+        customer = next_case(cases)
         if customer is None:
             return None
         return customer_assign(actor=actor, customer=customer, assignee=actor, seen=None)

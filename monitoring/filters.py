@@ -7,7 +7,15 @@ from customers.models import Customer
 
 from .models import Alert, AlertKind, AlertStatus, MonitoringRule
 
-AGES = [("1", "Within a day"), ("7", "Within 7 days"), ("30", "Within 30 days"), ("older", "Older than 30 days")]
+AGES = [
+    ("1", "Within a day"),
+    ("7", "Within 7 days"),
+    ("30", "Within 30 days"),
+    ("older", "Older than 30 days"),
+    # The age buckets of the compliance home's open alerts (under a day, then these).
+    ("1-7", "1 to 7 days ago"),
+    ("over7", "More than 7 days ago"),
+]
 
 
 class AlertFilter(django_filters.FilterSet):
@@ -30,4 +38,10 @@ class AlertFilter(django_filters.FilterSet):
         now = timezone.now()
         if value == "older":
             return queryset.filter(created_at__lt=now - dt.timedelta(days=30))
+        if value == "1-7":
+            return queryset.filter(
+                created_at__lt=now - dt.timedelta(days=1), created_at__gte=now - dt.timedelta(days=7)
+            )
+        if value == "over7":
+            return queryset.filter(created_at__lt=now - dt.timedelta(days=7))
         return queryset.filter(created_at__gte=now - dt.timedelta(days=int(value)))

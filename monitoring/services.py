@@ -3,10 +3,12 @@ lifecycle (draft, submit, approve by a second person, pause, resume, new version
 decisions on alerts. Every staff step is audited in the same database transaction."""
 
 from django.db import transaction
+from django.db.models import Count, Q
 from django.dispatch import Signal
 from django.utils import timezone
 
 from audit.records import audit_record
+from customers.models import Customer
 from payments.models import Transaction
 
 from .models import Alert, AlertDecision, AlertKind, AlertStatus, MonitoringRule, RuleStatus, RuleVersion
@@ -60,15 +62,51 @@ def evaluate_transactions(pks, versions: list[RuleVersion] | None = None) -> int
 alerts_raised = Signal()
 
 
+# The customer's column counting its open alerts of each kind (the review queue reads them).
+OPEN_ALERT_COLUMNS = {AlertKind.MONITORING: "open_monitoring_alerts", AlertKind.SCREENING: "open_screening_alerts"}
+
+
+def refresh_open_alerts(customer_pks) -> None:
+    """Set the customers' open alert counts from their alerts, in the caller's transaction.
+
+    The customers are row-locked first, in pk order: of two transactions raising or deciding
+    alerts of one customer, the second counts once the first has committed (each statement of
+    READ COMMITTED sees what committed before it), so the counts never miss an alert.
+    """
+    pks = sorted({pk for pk in customer_pks if pk is not None})
+    if not pks:
+        return
+    list(Customer.objects.select_for_update().filter(pk__in=pks).order_by("pk").values_list("pk", flat=True))
+    open_alerts = Alert.objects.filter(customer_id__in=pks, status=AlertStatus.OPEN)
+    counts = {
+        row["customer_id"]: row
+        for row in open_alerts.values("customer_id").annotate(
+            **{column: Count("id", filter=Q(kind=kind)) for kind, column in OPEN_ALERT_COLUMNS.items()}
+        )
+    }
+    zero = dict.fromkeys(OPEN_ALERT_COLUMNS.values(), 0)
+    changed = []
+    for customer in Customer.objects.filter(pk__in=pks).only("pk", *OPEN_ALERT_COLUMNS.values()):
+        row = counts.get(customer.pk, zero)
+        if any(getattr(customer, column) != row[column] for column in zero):
+            for column in zero:
+                setattr(customer, column, row[column])
+            changed.append(customer)
+    Customer.objects.bulk_update(changed, list(zero), batch_size=500)
+
+
 def raise_alerts(alerts: list[Alert]) -> list[Alert]:
-    """Store the alerts whose key is new; those raised already are left as they are."""
+    """Store the alerts whose key is new; those raised already are left as they are. Their
+    customers' open alert counts move in the same transaction."""
     if not alerts:
         return []
     keys = [a.dedupe_key for a in alerts]
     known = set(Alert.objects.filter(dedupe_key__in=keys).values_list("dedupe_key", flat=True))
     fresh = list({a.dedupe_key: a for a in alerts if a.dedupe_key not in known}.values())
-    # ignore_conflicts: a worker that raised the same alert meanwhile wins, without an error.
-    Alert.objects.bulk_create(fresh, ignore_conflicts=True, batch_size=1000)
+    with transaction.atomic():
+        # ignore_conflicts: a worker that raised the same alert meanwhile wins, without an error.
+        Alert.objects.bulk_create(fresh, ignore_conflicts=True, batch_size=1000)
+        refresh_open_alerts(a.customer_id for a in fresh)
     if fresh:
         # bulk_create sends no post_save: those who act on a new alert (notifications) hear this.
         alerts_raised.send(sender=Alert, dedupe_keys=[a.dedupe_key for a in fresh])
@@ -237,6 +275,8 @@ def alert_decide(*, user, alert: Alert, decision: str, reason: str) -> Alert:
     if decision != AlertDecision.NEEDS_MORE:
         alert.status = AlertStatus.DECIDED
     alert.save(update_fields=["decision", "reason", "decided_by", "decided_at", "status"])
+    if alert.status != AlertStatus.OPEN:
+        refresh_open_alerts([alert.customer_id])
     audit_record(
         actor=user,
         action="monitoring.alert_decide",

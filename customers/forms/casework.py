@@ -1,9 +1,10 @@
-"""The queue's filters and the case work on a customer page: assign, note, hand out a link."""
+"""The case work on a customer page and in the queue: assign, note, hand out a link, decide,
+assign in bulk (the queue's filters are customers.filters.QueueFilter)."""
 
 from django import forms
 from django.contrib.auth import get_user_model
 
-from ..models import CaseDecision, CustomerStatus, CustomerType
+from ..models import CaseDecision
 from ..services_cases import UNCHECKED
 
 
@@ -15,54 +16,6 @@ def colleagues():
         .distinct()
         .order_by("username")
     )
-
-
-class QueueFilterForm(forms.Form):
-    VIEWS = [("queue", "Needs a person"), ("all", "All customers")]
-    SORTS = [("age", "Oldest in state first"), ("updated", "Last update first")]
-    ASSIGNEES = [("", "Anyone"), ("me", "Me"), ("none", "Unassigned")]
-
-    view = forms.ChoiceField(choices=VIEWS, required=False, label="Show")
-    q = forms.CharField(
-        required=False,
-        max_length=254,
-        label="Name or e-mail starts with",
-        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
-    )
-    status = forms.MultipleChoiceField(
-        choices=CustomerStatus.choices, required=False, label="Status", widget=forms.CheckboxSelectMultiple
-    )
-    type = forms.ChoiceField(choices=[("", "Any type"), *CustomerType.choices], required=False, label="Type")
-    organization = forms.CharField(required=False, max_length=64, label="Organization id")
-    issue = forms.CharField(
-        required=False,
-        max_length=64,
-        label="Issue code",
-        widget=forms.TextInput(attrs={"list": "issue-codes", "autocomplete": "off"}),
-    )
-    updated_since = forms.DateField(
-        required=False, label="Updated since", widget=forms.DateInput(attrs={"type": "date"})
-    )
-    assignee = forms.ChoiceField(choices=ASSIGNEES, required=False, label="Assignee")
-    sla = forms.ChoiceField(
-        choices=[("", "Any"), ("breached", "Over SLA"), ("due", "SLA ends within 2 hours")],
-        required=False,
-        label="SLA",
-    )
-    decided = forms.DateField(required=False, label="Decision on", widget=forms.DateInput(attrs={"type": "date"}))
-    sort = forms.ChoiceField(choices=SORTS, required=False, label="Sort")
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # One query for the select and its validation: a colleague's pk, as text.
-        self.colleague_choices = [(str(pk), name) for pk, name in colleagues().values_list("pk", "username")]
-        self.fields["assignee"].choices = [*self.ASSIGNEES, ("Colleagues", self.colleague_choices)]
-
-    def clean_issue(self):
-        return self.cleaned_data["issue"].strip().upper()
-
-    def clean_q(self):
-        return self.cleaned_data["q"].strip()
 
 
 OUT_OF_DATE = "The page was out of date: reload it and try again."

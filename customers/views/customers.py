@@ -14,7 +14,6 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core import labels
 from core.access import role_required
 from core.forms import SUBMISSION_LOST, posted_submission
 from core.live import live_url
@@ -24,7 +23,8 @@ from paymentsapi import PaymentsApiError
 from upstream.api_errors import InFlight, api_error_message
 
 from .. import choices, page_sections, selectors, services, services_cases, timeline
-from ..forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, QueueFilterForm, colleagues
+from ..filters import QueueFilter
+from ..forms.casework import AssignForm, DecisionForm, HandoutForm, NoteForm, colleagues
 from ..forms.create import CustomerCreate
 from ..models import CaseDecision, Customer, CustomerStatus, CustomerType, HostedLinkHandout
 from ..templatetags.customers_extras import duration
@@ -63,10 +63,8 @@ def _row_clock(customer: Customer, now) -> dict:
 @role_required("view_customers")
 @require_GET
 def list_customers(request):
-    form = QueueFilterForm(request.GET)
-    filters = form.cleaned_data if form.is_valid() else {}
-    queryset, ordering = selectors.customer_queue(filters=filters, user=request.user)
-    page = paginate_keyset(queryset, ordering=ordering, cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    filterset = QueueFilter(request.GET, request=request)
+    page = paginate_keyset(filterset.qs, ordering=filterset.ordering, cursor=request.GET.get("cursor"), size=PAGE_SIZE)
     now = timezone.now()
     # Per-row values computed here, not with template tags: the queue must stay fast (docs/benchmarks.md).
     for customer in page.items:
@@ -77,16 +75,11 @@ def list_customers(request):
     context = {
         # The first poll brings the counts up to date: the page itself reads the cached ones.
         "live_url": live_url(request, reverse("customers-list-counts-live"), ""),
-        "form": form,
+        "filter": filterset,
         "page": page,
         "counts": counts,
         "status_counts": [(value, label, counts.counts.get(value, 0)) for value, label in CustomerStatus.choices],
-        "statuses": CustomerStatus.choices,
-        "types": CustomerType.choices,
-        "issue_codes": [(code, labels.label(labels.ISSUE, code)) for code in sorted(choices.ISSUE_EXPLANATIONS)],
         "filter_query": request.GET.urlencode(),
-        "search_limit": f"{selectors.SEARCH_CANDIDATES:,}",
-        "selected": {name: request.GET.getlist(name) for name in ("status", "view", "type", "assignee", "sort", "sla")},
     }
     return render(request, template, context)
 
@@ -94,8 +87,10 @@ def list_customers(request):
 @role_required("change_customers")
 @require_POST
 def claim_next_case(request):
-    form = QueueFilterForm(request.POST)
-    filters = form.cleaned_data if form.is_valid() else {}
+    # The page's filters but the assignee: the next case is an unclaimed one.
+    data = request.POST.copy()
+    data.pop("assignee", None)
+    cases = QueueFilter(data, request=request).qs
     query = request.POST.get("return_query", "")
     back = reverse("customers-list-customers") + (f"?{query}" if query else "")
     submission = posted_submission(request)
@@ -103,7 +98,7 @@ def claim_next_case(request):
         messages.error(request, SUBMISSION_LOST)
         return redirect(back)
     try:
-        customer = services_cases.customer_claim_next(actor=request.user, filters=filters, submission=submission)
+        customer = services_cases.customer_claim_next(actor=request.user, cases=cases, submission=submission)
     except InFlight as exc:
         messages.info(request, api_error_message(exc, write=True))
         return redirect(back)

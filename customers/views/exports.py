@@ -8,7 +8,7 @@ from core.access import role_required
 from core.exports import Column, csv_response, joined, refused_filters, with_words
 
 from .. import selectors
-from ..forms.casework import QueueFilterForm
+from ..filters import QueueFilter
 from ..models import VerificationIssue
 
 QUEUE_EXPORT_COLUMNS = [
@@ -29,6 +29,8 @@ QUEUE_EXPORT_COLUMNS = [
     *with_words("case_decision", "caseDecision", labels.DECISION),
     Column("case_decided_at", "caseDecidedAt"),
     Column("escalation_level", "escalationLevel"),
+    Column("open_monitoring_alerts", "openMonitoringAlerts"),
+    Column("open_screening_alerts", "openScreeningAlerts"),
 ]
 
 
@@ -36,10 +38,10 @@ QUEUE_EXPORT_COLUMNS = [
 @require_GET
 def export_customers(request):
     """The queue's rows for its filters, in its order (the page's own selector)."""
-    form = QueueFilterForm(request.GET)
-    if not form.is_valid():
-        return refused_filters(request, form.errors)
-    queryset, ordering = selectors.customer_queue(filters=form.cleaned_data, user=request.user)
+    filterset = QueueFilter(request.GET, request=request)
+    if not filterset.is_valid():
+        return refused_filters(request, filterset.errors)
+    queryset, ordering = filterset.qs, filterset.ordering
     issues = selectors.one_issue_per_code(VerificationIssue.objects.filter(customer=OuterRef("pk")))
     queryset = (
         queryset.prefetch_related(None)

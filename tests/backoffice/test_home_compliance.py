@@ -157,3 +157,37 @@ def test_a_compliance_lead_sees_the_compliance_section_once(client, make_staff, 
     assert html.count('<h2 id="home-compliance">Compliance</h2>') == 1
     assert '<span class="badge" title="compliance_lead">Compliance lead</span>' in html
     assert "Escalated cases" in figures(home(client))
+
+
+def test_open_alerts_by_kind_and_age_link_to_the_alerts_list(client, compliance_user):
+    from monitoring.models import Alert, AlertKind
+    from monitoring.services import raise_alerts
+
+    customer = CustomerFactory(name="Sam Screened")
+    ages = {"fresh": 2, "week": 24 * 3, "old": 24 * 10}
+    raise_alerts(
+        [Alert(kind=AlertKind.SCREENING, customer=customer, dedupe_key=f"home:{name}", sentence="s") for name in ages]
+        + [Alert(kind=AlertKind.MONITORING, customer=customer, dedupe_key="home:m", sentence="m")]
+    )
+    for name, hours in ages.items():
+        Alert.objects.filter(dedupe_key=f"home:{name}").update(created_at=timezone.now() - dt.timedelta(hours=hours))
+    Alert.objects.create(
+        kind=AlertKind.SCREENING, customer=customer, dedupe_key="home:done", sentence="d", status="decided"
+    )
+    client.force_login(compliance_user)
+    shown = figures(home(client))
+    assert shown["Watchlist screening: under 24 hours"][0] == "1"
+    assert shown["Watchlist screening: 1 to 7 days"][0] == "1"
+    assert shown["Watchlist screening: over 7 days"][0] == "1"
+    assert shown["Transaction monitoring: under 24 hours"][0] == "1"
+    assert shown["Transaction monitoring: over 7 days"][0] == "0"
+    for label in (
+        "Watchlist screening: under 24 hours",
+        "Watchlist screening: 1 to 7 days",
+        "Watchlist screening: over 7 days",
+    ):
+        url = shown[label][1]
+        assert "kind=screening" in url and "status=open" in url
+        response = client.get(url)
+        assert response.status_code == 200
+        assert len(response.context["page"].items) == 1

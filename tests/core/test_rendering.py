@@ -7,7 +7,7 @@ from django.test.signals import template_rendered
 
 from audit.filters import AuditEventFilter
 from core.forms import FormRenderer
-from customers.forms.casework import QueueFilterForm
+from customers.filters import QueueFilter
 from customers.forms.create import CustomerCreate
 from customers.forms.kyb import KybForm, PersonForm
 from customers.forms.kyc import KycForm
@@ -25,7 +25,9 @@ FORMS = [
     lambda: PaymentAccountFilter({"status": "ACTIVE", "account_type": "EXTERNAL_BANK_ACCOUNT"}).form,
     lambda: ApprovalRequestFilter({"kind": "no-such-kind"}).form,
     lambda: AuditEventFilter({"actor": "<script>", "since": "2026-11-01"}).form,
-    lambda: QueueFilterForm({"status": ["UNDER_REVIEW", "REJECTED"], "view": "all", "sla": "<x>"}),
+    lambda: (
+        QueueFilter({"status": ["UNDER_REVIEW", "REJECTED"], "view": "all", "sla": "<x>", "kind": "screening"}).form
+    ),
     lambda: KycForm({"kyc-nationality": "FR", "kyc-country_of_tax_residence": "nowhere"}, prefix="kyc"),
     lambda: KybForm({"incorporation_country": "DE"}),
     lambda: PersonForm(),

@@ -131,9 +131,11 @@ def targets(name: str, upstream) -> list[Target]:
         found.append(Target(url_of(name), kyb, {**business, **_kyb_management(1, 0)}, multipart=True))
         return found
     if name in ("customers-claim-next-case",):
-        from customers.forms.casework import QueueFilterForm
+        from customers.filters import QueueFilter
 
-        return [Target(url_of(name), {**_fields(QueueFilterForm), "return_query": forms.CharField()}, base)]
+        return [
+            Target(url_of(name), {**_fields(QueueFilter().get_form_class()), "return_query": forms.CharField()}, base)
+        ]
     if name == "customers-assign-customer":
         from customers.forms.casework import AssignForm
 
