@@ -83,8 +83,8 @@ class Customer(MirroredModel):
     # Open alerts of transaction monitoring and of watch-list screening: kept by monitoring
     # (monitoring.services.refresh_open_alerts) in the transaction that raises or decides an
     # alert, so that the queue filters and shows them without reading monitoring's tables.
-    open_monitoring_alerts = models.PositiveIntegerField(default=0)
-    open_screening_alerts = models.PositiveIntegerField(default=0)
+    open_monitoring_alerts = models.PositiveIntegerField(default=0, db_default=0)
+    open_screening_alerts = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         indexes = [
