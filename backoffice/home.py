@@ -343,7 +343,7 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime, figures:
         "breaker_badge": BREAKER_BADGES.get(breaker, ("warn", ""))[0],
         "breaker_text": BREAKER_BADGES.get(breaker, ("warn", ""))[1],
         "staff": [
-            Figure("Staff without a second factor", mfa, _path("core-list-staff")),
+            Figure("Staff without a second factor", mfa, _path("staff-list-staff")),
             Figure("Approvals waiting", approvals, _path("payments-list-approval-requests")),
         ],
     }
@@ -364,7 +364,7 @@ def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime, figure
     name_targets([*events, *makers], user)
     for approval, maker in zip(approvals, makers, strict=True):
         approval.maker_name = maker.target.name if maker.target else ""
-    context = {"events": events, "approvals": approvals, "audit_url": _path("core-list-audit-events")}
+    context = {"events": events, "approvals": approvals, "audit_url": _path("audit-list-events")}
     return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.html", context=context)
 
 

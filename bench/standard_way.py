@@ -293,7 +293,7 @@ def page_cases(ids: dict) -> dict:
             ("home", "home", [], ""),
             ("customers list", "customers-list-customers", [], ""),
             ("transactions list", "payments-list-transactions", [], ""),
-            ("audit list", "core-list-audit-events", [], ""),
+            ("audit list", "audit-list-events", [], ""),
             ("customer page (large)", "customers-view-customer", [big], ""),
         ],
         "forms": [

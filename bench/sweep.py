@@ -250,7 +250,7 @@ def build_work(customers: int) -> float:
 # is a list, a detail or a form below (tests/core/test_sweep_cases.py).
 SKIPPED = {
     "customers-export-customers": "an export: bench/exports.py",
-    "core-export-audit-events": "an export: bench/exports.py",
+    "audit-export-events": "an export: bench/exports.py",
     "payments-export-payment-accounts": "an export: bench/exports.py",
     "payments-export-transactions": "an export: bench/exports.py",
     "mirror-export-inbox-events": "an export: bench/exports.py",
@@ -270,12 +270,12 @@ SKIPPED = {
     "payments-execute-quote": "a confirmation that asks the Payments API for a fresh rate",
     "monitoring-view-backtest": "a backtest's progress, one row by key",
     "notifications-change-destination": "one destination by key, an admin form",
-    "core-change-staff-roles": "a confirmation of one member by key (the staff page's query)",
-    "core-deactivate-staff": "a confirmation of one member by key (the staff page's query)",
-    "core-reactivate-staff": "a confirmation of one member by key (the staff page's query)",
-    "core-reset-staff-mfa": "a confirmation of one member by key (the staff page's query)",
-    "core-unlock-staff": "a confirmation of one member by key (the staff page's query)",
-    "core-create-staff-password-link": "a confirmation of one member by key (the staff page's query)",
+    "staff-change-staff-roles": "a confirmation of one member by key (the staff page's query)",
+    "staff-deactivate-staff": "a confirmation of one member by key (the staff page's query)",
+    "staff-reactivate-staff": "a confirmation of one member by key (the staff page's query)",
+    "staff-reset-staff-mfa": "a confirmation of one member by key (the staff page's query)",
+    "staff-unlock-staff": "a confirmation of one member by key (the staff page's query)",
+    "staff-create-staff-password-link": "a confirmation of one member by key (the staff page's query)",
     "payments-edit-automation-rule": "the rule form of one rule by key (payments-create-automation-rule)",
     "monitoring-edit-rule": "the rule form of one rule by key (monitoring-create-rule)",
     "payments-cancel-transaction": "a confirmation of one transaction by key (its page's query)",
@@ -286,7 +286,7 @@ SKIPPED = {
 DETAILS = {
     "customers-view-customer": ("big", "small"),
     "payments-view-transaction": ("transaction",),
-    "core-view-staff": ("staff",),
+    "staff-view-staff": ("staff",),
     "payments-view-payment-account": ("account",),
     "payments-view-quote": ("quote",),
     "payments-view-automation-rule": ("rule",),
@@ -308,8 +308,8 @@ FORMS = {
     "payments-create-payment-account": (None, {}),
     "monitoring-create-rule": (None, {}),
     "monitoring-create-rule#kind": (None, {"kind": "structuring"}),
-    "core-create-staff": (None, {}),
-    "core-set-time-zone": (None, {}),
+    "staff-create-staff": (None, {}),
+    "staff-set-time-zone": (None, {}),
     "notifications-preferences": (None, {}),
     "notifications-list-destinations": (None, {}),
 }
@@ -319,8 +319,8 @@ FORMS = {
 # its choices is visited.
 LISTS = (
     "home",
-    "core-list-audit-events",
-    "core-list-staff",
+    "audit-list-events",
+    "staff-list-staff",
     "customers-list-customers",
     "customers-list-escalations",
     "payments-list-payment-accounts",
@@ -344,7 +344,7 @@ def typed_samples(ids: dict) -> dict:
     big = ids["big"]
     month_start, month_end, old_day = ids["month_start"], ids["month_end"], ids["old_day"]
     return {
-        "core-list-audit-events": {
+        "audit-list-events": {
             "actor": ["staff-3", "nobody"],
             "action": ["customer.update", "transaction.cancel", "none.such"],
             "target_kind": ["customer", "transaction", "none"],
@@ -552,7 +552,7 @@ def page_urls(clients: dict, ids: dict, only: set | None = None) -> list[tuple[s
         if following:
             urls.append((name, following, 200))
     deep = {
-        "core-list-audit-events": (AuditEvent, ("-created_at", "-id")),
+        "audit-list-events": (AuditEvent, ("-created_at", "-id")),
         "payments-list-transactions": (Transaction, ("-created_upstream_at", "-id")),
     }
     for name, (model, ordering) in deep.items():

@@ -9,14 +9,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from audit.records import audit_record
 from core.access import role_required
 from core.exports import Column, filtered_export
-from core.views import HttpResponsePermanentRedirectKeepMethod, page_or_partial, paginate_keyset
+from core.views import HttpResponsePermanentRedirectKeepMethod, filtered_page, page_or_partial
 from payments.models import PaymentAccount, Transaction
 
 from . import importers, tasks
@@ -78,9 +78,7 @@ def _alerts():
 @role_required("view_monitoring")
 @require_GET
 def list_alerts(request):
-    filterset = AlertFilter(request.GET, queryset=_alerts())
-    queryset = filterset.qs if filterset.is_valid() else Alert.objects.none()
-    page = paginate_keyset(queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    filterset, page = filtered_page(request, AlertFilter, _alerts(), ordering=("-created_at", "-id"), size=PAGE_SIZE)
     context = {"filter": filterset, "page": page}
     return render(request, page_or_partial(request, "monitoring/alerts/list.html"), context)
 
@@ -393,26 +391,3 @@ def reimport_watchlist(request, pk):
         messages.success(request, "Imported again; the mirror is screened again.")
         return redirect("monitoring-view-watchlist", pk=watchlist.pk)
     return _watchlist_page(request, watchlist, form, status=400)
-
-
-urlpatterns = [
-    path("", list_alerts, name="monitoring-list-alerts"),
-    path("alerts/export.csv", export_alerts, name="monitoring-export-alerts"),
-    path("alerts/<int:pk>/", view_alert, name="monitoring-view-alert"),
-    path("alerts/<int:pk>/decide", decide_alert, name="monitoring-decide-alert"),
-    path("rules/", list_rules, name="monitoring-list-rules"),
-    path("rules/new", create_rule, name="monitoring-create-rule"),
-    path("rules/<int:pk>/", view_rule, name="monitoring-view-rule"),
-    path("rules/<int:pk>/edit", edit_rule, name="monitoring-edit-rule"),
-    path("rules/<int:pk>/submit", submit_rule, name="monitoring-submit-rule"),
-    path("rules/<int:pk>/withdraw", withdraw_rule, name="monitoring-withdraw-rule"),
-    path("rules/<int:pk>/approve", approve_rule, name="monitoring-approve-rule"),
-    path("rules/<int:pk>/pause", pause_rule, name="monitoring-pause-rule"),
-    path("rules/<int:pk>/resume", resume_rule, name="monitoring-resume-rule"),
-    path("rules/<int:pk>/backtest", backtest_rule, name="monitoring-backtest-rule"),
-    path("backtests/<int:pk>/", view_backtest, name="monitoring-view-backtest"),
-    path("lists/", list_watchlists, name="monitoring-list-watchlists"),
-    path("lists/import", import_watchlist, name="monitoring-import-watchlist"),
-    path("lists/<int:pk>/", view_watchlist, name="monitoring-view-watchlist"),
-    path("lists/<int:pk>/import", reimport_watchlist, name="monitoring-reimport-watchlist"),
-]

@@ -4,11 +4,12 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from core import labels
 from upstream.mirrored import MirroredModel, Source, StatusChange
 
-from .terms import QUOTE_TERM_FIELDS, QuoteTerms
+from .terms import QUOTE_TERM_FIELDS, QuoteTerms, RuleTerms
 
 MONEY = {"max_digits": 38, "decimal_places": 18}
 
@@ -269,6 +270,11 @@ class AutomationRule(MirroredModel):
     def __str__(self):
         return self.name
 
+    @cached_property
+    def terms(self) -> RuleTerms:
+        """What the rule does, in typed fields (the API's camelCase stays in the JSON columns)."""
+        return RuleTerms.from_api(self.transaction_template, self.trigger)
+
 
 class AutomationRuleChange(models.Model):
     """One change of a rule seen by the mirror: its creation, an edit of its name, template or
@@ -287,6 +293,14 @@ class AutomationRuleChange(models.Model):
 
     def __str__(self):
         return f"{self.rule_id}: {', '.join(self.fields)}"
+
+    @property
+    def terms_before(self) -> RuleTerms:
+        return RuleTerms.from_api(self.before.get("transaction_template"), self.before.get("trigger"))
+
+    @property
+    def terms_after(self) -> RuleTerms:
+        return RuleTerms.from_api(self.after.get("transaction_template"), self.after.get("trigger"))
 
 
 class ApprovalKind(models.TextChoices):
@@ -350,6 +364,13 @@ class ApprovalRequest(models.Model):
 
     def __str__(self):
         return f"approval {self.pk} ({self.kind}, {self.status})"
+
+    @cached_property
+    def rule_terms(self) -> RuleTerms | None:
+        """The rule asked for, in typed fields (a rule's creation or change; None for a quote)."""
+        if self.kind == ApprovalKind.EXECUTE_QUOTE:
+            return None
+        return RuleTerms.from_api(self.payload.get("template"), self.payload.get("trigger"))
 
     @property
     def is_open(self) -> bool:

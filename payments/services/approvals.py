@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote, Transaction
 from ..selectors import account_name, account_names
+from ..terms import RuleTerms
 from . import approval_states as states
 from .approval_states import audit_approval
 from .approval_writes import carry_out_once, registered_writes
@@ -113,20 +114,16 @@ def execute_or_request_approval(*, actor, quote: Quote, correlation_id: str = ""
 
 
 def _rule_summary(verb: str, payload: dict) -> str:
-    template = payload["template"]
-    source, destination = template["source"], template["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
-    trigger = payload["trigger"]
+    terms = RuleTerms.from_api(payload["template"], payload["trigger"])
+    names = account_names(terms.source_account_id, terms.destination_account_id)
     when = (
-        f"on “{trigger['cronSchedule']}”"
-        if trigger.get("cronSchedule")
-        else f"when the balance reaches {trigger.get('thresholdAmount')}"
+        f"on “{terms.cron_schedule}”" if terms.cron_schedule else f"when the balance reaches {terms.threshold_amount}"
     )
     return (
-        f"{verb} rule “{payload['name']}”: {template['amount']['value']} {source['sourceCurrency']} "
-        f"from {account_name(names, source['sourcePaymentAccountId'])} to "
-        f"{account_name(names, destination['destinationPaymentAccountId'])} "
-        f"as {destination['destinationCurrency']}, {when}"
+        f"{verb} rule “{payload['name']}”: {terms.amount} {terms.source_currency} "
+        f"from {account_name(names, terms.source_account_id)} to "
+        f"{account_name(names, terms.destination_account_id)} "
+        f"as {terms.destination_currency}, {when}"
     )
 
 

@@ -106,7 +106,7 @@ def test_the_rule_page_shows_its_history_and_its_transactions(client_as):
     assert reverse("payments-view-transaction", args=[tx.transaction_id]) in page
     # Readers see no edit button, nor the audit log they cannot open.
     assert reverse("payments-edit-automation-rule", args=[rule.pk]) not in page
-    assert reverse("core-list-audit-events") not in page
+    assert reverse("audit-list-events") not in page
 
 
 def test_open_quotes_are_the_unused_unexpired_ones_soonest_first(client_as):
