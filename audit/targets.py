@@ -3,6 +3,10 @@
 An app registers, for a kind ("user", "customer", "quote"…), a function that takes the ids of a
 page's events of that kind and answers {id: Target(name, url)} in one query; the page names
 all its targets in one query per kind, whatever their number.
+
+Why a registry: audit sits below every app that records events (the import contracts forbid it
+to import customers, payments or staff), so each app fills in its own kinds in AppConfig.ready,
+as it does its staff words in core.labels.
 """
 
 from collections import defaultdict

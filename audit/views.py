@@ -6,7 +6,7 @@ from django.views.decorators.http import require_GET
 from core import labels
 from core.access import role_required
 from core.exports import Column, filtered_export, with_words
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial
 
 from .filters import AuditEventFilter
 from .models import AuditEvent
@@ -28,11 +28,9 @@ AUDIT_EXPORT_COLUMNS = [
 @role_required("view_audit")
 @require_GET
 def list_audit_events(request):
-    filterset = AuditEventFilter(request.GET, queryset=AuditEvent.objects.select_related("actor"))
-    queryset = filterset.qs if filterset.is_valid() else AuditEvent.objects.none()
-    page = paginate_keyset(
-        queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=AUDIT_PAGE_SIZE
-    )
+    events = AuditEvent.objects.select_related("actor")
+    ordering = ("-created_at", "-id")
+    filterset, page = filtered_page(request, AuditEventFilter, events, ordering=ordering, size=AUDIT_PAGE_SIZE)
     for event in page.items:
         # Statuses, decisions, roles and API error codes of the details, in staff words.
         event.detail_items = labels.detail_items(event.target_kind, event.details)

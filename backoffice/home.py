@@ -3,7 +3,8 @@ link to the list it counts.
 
 Figures over large sets come from the roll-ups (backoffice/rollups.py, refreshed every
 minute) and say their age; the live ones read small sets (see home_figures.py). A page reads
-every snapshot it needs in one query.
+every snapshot and live figure it needs in one query, whatever the roles (a member with every
+role: 8 queries in all).
 """
 
 import datetime as dt
@@ -14,7 +15,6 @@ from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.db.models import Count, Q
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
@@ -23,11 +23,12 @@ from audit.models import AuditEvent
 from audit.targets import name_targets
 from core import labels
 from core.roles import Role
-from customers.models import Customer, CustomerStatus
-from customers.selectors import NEEDS_PERSON, escalated_q, needs_person_q
+from core.together import fetch_together
+from customers.models import CustomerStatus
+from customers.selectors import NEEDS_PERSON
 from customers.templatetags.customers_extras import duration
-from monitoring.models import Alert, AlertKind, AlertStatus
-from payments.models import ApprovalRequest, Transaction, TransactionStatus
+from monitoring.models import AlertKind, AlertStatus
+from payments.models import ApprovalRequest, TransactionStatus
 from payments.selectors import STUCK_RULE_LABELS
 from upstream.client import get_client
 
@@ -98,13 +99,17 @@ def _url(name: str, **query) -> str:
     return _path(name) + (f"?{urlencode(query, doseq=True)}" if query else "")
 
 
-def snapshots(names: list[str]) -> dict[str, Snapshot]:
-    """The roll-ups these sections read. Before the beat task's first run, one refresh is
-    asked for (at most once a minute): with eager Celery it runs now, with a broker the page
-    says "not computed yet" until a worker has done it."""
+def snapshots(names: list[str], figures: dict) -> dict[str, Snapshot]:
+    """The roll-ups these sections read (read with the live figures, home_figures). Before the
+    beat task's first run, one refresh is asked for (at most once a minute): with eager Celery
+    it runs now, with a broker the page says "not computed yet" until a worker has done it."""
     if not names:
         return {}
-    found = _current(names)
+    found = _current(
+        Snapshot(name=name, data=figures[f"snapshot_{name}"], computed_at=figures[f"snapshot_{name}_at"])
+        for name in names
+        if figures.get(f"snapshot_{name}") is not None
+    )
     if len(found) < len(names) and cache.add("home:first-refresh", 1, 60):
         from .tasks import refresh_home_figures
 
@@ -112,17 +117,18 @@ def snapshots(names: list[str]) -> dict[str, Snapshot]:
             refresh_home_figures.delay()
         except Exception:  # no broker, or the eager run failed: the page still shows the live figures
             log.warning("The home figures could not be computed on demand", exc_info=True)
-        found = _current(names)
+        found = _current(Snapshot.objects.filter(name__in=names))
     return found
 
 
-def _current(names: list[str]) -> dict[str, Snapshot]:
+def _current(rows) -> dict[str, Snapshot]:
     # A snapshot of another shape (written before a deploy changed it) counts as not computed.
-    rows = Snapshot.objects.filter(name__in=names)
     return {s.name: s for s in rows if s.data.get("version") == rollups.SNAPSHOT_VERSION}
 
 
 def sections_for(user, roles: list[str]) -> list[Section]:
+    """The sections of `roles`: every live figure and snapshot they show in one query, the
+    auditor's two lists in one more (and their names, one query per kind of target)."""
     builders = {
         Role.COMPLIANCE: compliance_section,
         Role.OPERATIONS: operations_section,
@@ -131,10 +137,14 @@ def sections_for(user, roles: list[str]) -> list[Section]:
     }
     # A compliance lead's home is the compliance section (once, if they hold both roles).
     roles = list(dict.fromkeys(Role.COMPLIANCE.value if role == Role.COMPLIANCE_LEAD else role for role in roles))
+    roles = [role for role in roles if role in builders]
     wanted = [name for name in (rollups.COMPLIANCE, rollups.OPERATIONS) if name in roles]
-    found = snapshots(wanted)
     now = timezone.now()
-    return [builders[Role(role)](user=user, snapshot=found.get(role), now=now) for role in roles]
+    figures = home_figures.live_figures(
+        user=user, roles=roles, snapshots=wanted, now=now, expiring=dt.timedelta(minutes=EXPIRING_MINUTES)
+    )
+    found = snapshots(wanted, figures)
+    return [builders[Role(role)](user=user, snapshot=found.get(role), now=now, figures=figures) for role in roles]
 
 
 def _rolled(role: str, title: str, template: str, snapshot: Snapshot | None) -> Section:
@@ -150,21 +160,16 @@ def _rolled(role: str, title: str, template: str, snapshot: Snapshot | None) -> 
 # --- Compliance ---------------------------------------------------------------------------------
 
 
-def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
+def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime, figures: dict) -> Section:
     section = _rolled(Role.COMPLIANCE, "Compliance", "backoffice/_home_compliance.html", snapshot)
     queue = "customers-list-customers"
-    # Both live figures in one query; the WHERE keeps to the assignee and decision indexes.
-    live = Customer.objects.filter(Q(assignee=user) | escalated_q()).aggregate(
-        mine=Count("id", filter=needs_person_q() & Q(assignee=user)),
-        escalated=Count("id", filter=escalated_q()),
-    )
-    mine, escalated = live["mine"], live["escalated"]
+    mine, escalated = figures["mine"], figures["escalated"]
     context = {
         "casework": [
             Figure("My claimed cases", mine, _url(queue, assignee="me"), "live"),
             Figure("Escalated cases", escalated, _url("customers-list-escalations"), "live"),
         ],
-        "open_alerts": open_alerts_by_age(user, now),
+        "open_alerts": open_alerts_by_age(user, figures),
     }
     if snapshot:
         data = snapshot.data
@@ -197,28 +202,12 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> 
     return section
 
 
-# The open alerts' ages on the compliance home: the alerts list's `age` filter for each.
-ALERT_AGES = [("1", "under 24 hours", 0, 1), ("1-7", "1 to 7 days", 1, 7), ("over7", "over 7 days", 7, None)]
-
-
-def open_alerts_by_age(user, now: dt.datetime) -> list[dict]:
-    """Open alerts per kind and age, live in one query (the open ones are few by nature and read
-    from the alerts' (status, created) index), each linking to the alerts list so filtered.
-    Nothing (and no query) for a member who may not read alerts."""
+def open_alerts_by_age(user, figures: dict) -> list[dict]:
+    """Open alerts per kind and age (counted with the page's other figures,
+    home_figures.open_alert_figures), each linking to the alerts list so filtered. Nothing for a
+    member who may not read alerts."""
     if not user.has_perm("core.view_monitoring"):
         return []
-
-    def within(low, high) -> Q:
-        q = Q(created_at__lt=now - dt.timedelta(days=low)) if low else Q()
-        return q & Q(created_at__gte=now - dt.timedelta(days=high)) if high else q
-
-    counts = Alert.objects.filter(status=AlertStatus.OPEN).aggregate(
-        **{
-            f"{kind}_{code}": Count("id", filter=Q(kind=kind) & within(low, high))
-            for kind in AlertKind.values
-            for code, _, low, high in ALERT_AGES
-        }
-    )
     alerts = "monitoring-list-alerts"
     return [
         {
@@ -226,10 +215,10 @@ def open_alerts_by_age(user, now: dt.datetime) -> list[dict]:
             "figures": [
                 Figure(
                     f"{labels.label(labels.CASE_KIND, kind)}: {label}",
-                    counts[f"{kind}_{code}"],
+                    figures[f"alerts_{kind}_{code}"],
                     _url(alerts, kind=kind, status=AlertStatus.OPEN, age=code),
                 )
-                for code, label, _, _ in ALERT_AGES
+                for code, label, _, _ in home_figures.ALERT_AGES
             ],
         }
         for kind in AlertKind.values
@@ -253,14 +242,10 @@ def decisions_chart(days: list[dict]) -> charts.ColumnChart:
 # --- Operations ---------------------------------------------------------------------------------
 
 
-def operations_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
+def operations_section(*, user, snapshot: Snapshot | None, now: dt.datetime, figures: dict) -> Section:
     section = _rolled(Role.OPERATIONS, "Operations", "backoffice/_home_operations.html", snapshot)
     listing = "payments-list-transactions"
-    expiring = Transaction.objects.filter(
-        status=TransactionStatus.AWAITING_TRANSFER,
-        expires_at__gte=now,
-        expires_at__lt=now + dt.timedelta(minutes=EXPIRING_MINUTES),
-    ).count()
+    expiring = figures["expiring"]
     context = {
         "expiring": [
             Figure(
@@ -338,16 +323,16 @@ def volume_chart(volume: dict) -> dict:
 # --- Admin --------------------------------------------------------------------------------------
 
 
-def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
-    inbox = home_figures.inbox_state()
+def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime, figures: dict) -> Section:
+    inbox = home_figures.inbox_state(figures)
     inbox_url = _path("mirror-list-inbox-events")
-    mfa = home_figures.staff_without_mfa()
-    approvals = home_figures.approvals_waiting()
+    mfa = figures["staff_without_mfa"]
+    approvals = figures["approvals_waiting"]
     breaker = get_client().breaker.current_state
     context = {
         "syncs": [
             {"kind": kind, "finished_at": finished_at, "age": age(finished_at, now) if finished_at else ""}
-            for kind, finished_at in home_figures.last_syncs()
+            for kind, finished_at in home_figures.last_syncs(figures)
         ],
         "inbox": [
             Figure("Webhook events waiting", inbox.received, f"{inbox_url}?state=received"),
@@ -358,7 +343,7 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
         "breaker_badge": BREAKER_BADGES.get(breaker, ("warn", ""))[0],
         "breaker_text": BREAKER_BADGES.get(breaker, ("warn", ""))[1],
         "staff": [
-            Figure("Staff without a second factor", mfa, _path("core-list-staff")),
+            Figure("Staff without a second factor", mfa, _path("staff-list-staff")),
             Figure("Approvals waiting", approvals, _path("payments-list-approval-requests")),
         ],
     }
@@ -368,12 +353,25 @@ def admin_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Secti
 # --- Auditor ------------------------------------------------------------------------------------
 
 
-def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime) -> Section:
-    events = list(AuditEvent.objects.order_by("-created_at", "-id")[:LATEST_AUDIT_EVENTS])
-    name_targets(events, user)  # by name, one query per kind of target
-    context = {
-        "events": events,
-        "approvals": list(ApprovalRequest.objects.select_related("maker").order_by("-pk")[:LATEST_AUDIT_EVENTS]),
-        "audit_url": _path("core-list-audit-events"),
-    }
+def auditor_section(*, user, snapshot: Snapshot | None, now: dt.datetime, figures: dict) -> Section:
+    # Both lists in one query; their names (the events' targets, the approvals' makers) in one
+    # query per kind of record named.
+    events, approvals = fetch_together(
+        AuditEvent.objects.order_by("-created_at", "-id")[:LATEST_AUDIT_EVENTS],
+        ApprovalRequest.objects.order_by("-pk")[:LATEST_AUDIT_EVENTS],
+    )
+    makers = [_Maker(str(approval.maker_id)) for approval in approvals]
+    name_targets([*events, *makers], user)
+    for approval, maker in zip(approvals, makers, strict=True):
+        approval.maker_name = maker.target.name if maker.target else ""
+    context = {"events": events, "approvals": approvals, "audit_url": _path("audit-list-events")}
     return Section(role=Role.AUDITOR, title="Auditor", template="backoffice/_home_auditor.html", context=context)
+
+
+@dataclass
+class _Maker:
+    """An approval's maker, named as the audit log names a member (audit.targets)."""
+
+    target_id: str
+    target_kind: str = "user"
+    target: object = None

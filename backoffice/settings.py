@@ -110,6 +110,8 @@ MIDDLEWARE = [
     "core.middleware.IdleSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # Sessions opened while the role backend lived in core stay logged in (staff.auth).
+    "staff.auth.MovedBackendMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "staff.timezones.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -42,22 +42,49 @@ def submission_mark(request) -> str:
 
 
 class ApiErrorsMixin:
-    """Puts the messages of a ValidationFailed on the fields they name.
+    """Puts the details of a VALIDATION_ERROR (`exc.field_errors`) on the fields they name: the
+    form's own, its rows', or those of the forms it is made of.
 
-    `api_fields` maps an error path ("externalCryptoWallet.address.address") to a field; an
-    error on an unknown path becomes a form error that names the path.
+    `api_fields` maps an error path ("externalCryptoWallet.address.address") to a field of this
+    form. `api_parts()` names the other forms holding parts of the request: a path ("kycData")
+    -> the form of the object there, or -> the forms of a list's rows in the request's order
+    ("kycData.documents.1.type" goes onto the second row's field for "type"). The longest path
+    that places an error wins; an error no field takes goes to the top, naming its path.
     """
 
     api_fields: dict[str, str] = {}
 
-    def add_api_errors(self, messages_by_field: dict[str, list[str]]) -> None:
-        for path, messages in messages_by_field.items():
-            name = self.api_fields.get(path)
-            for message in messages:
-                if name in self.fields:
-                    self.add_error(name, message)
-                else:
-                    self.add_error(None, f"{path}: {message}" if path else message)
+    def api_parts(self) -> dict[str, "ApiErrorsMixin | list[ApiErrorsMixin]"]:
+        return {}
+
+    def api_field(self, path: tuple) -> tuple[forms.Form, str] | None:
+        """The form and the name of the field an error at `path` belongs to, or None."""
+        name = self.api_fields.get(".".join(map(str, path)))
+        if name is not None and name in getattr(self, "fields", ()):
+            return self, name
+        parts = self.api_parts()
+        for cut in range(len(path) - 1, -1, -1):
+            part, rest = parts.get(".".join(map(str, path[:cut]))), path[cut:]
+            if isinstance(part, list):  # rows: the next step of the path is the row's index
+                index = rest[0]
+                part = part[index] if isinstance(index, int) and 0 <= index < len(part) else None
+                rest = rest[1:]
+            found = part.api_field(rest) if part is not None else None
+            if found is not None:
+                return found
+        return None
+
+    def add_api_errors(self, errors) -> None:
+        for error in errors:
+            found = self.api_field(tuple(error.path))
+            if found is not None:
+                form, name = found
+                form.add_error(name, error.message)
+            else:
+                self.add_top_error(f"{error.field}: {error.message}" if error.path else error.message)
+
+    def add_top_error(self, message: str) -> None:
+        self.add_error(None, message)
 
 
 class SuggestInput(forms.TextInput):

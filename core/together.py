@@ -1,4 +1,4 @@
-"""Several short lists of a page in one query.
+"""Several short lists of a page in one query; several figures of a page in one query.
 
 A detail page shows a handful of short lists from different tables (the newest 20 of
 this, 50 of that). `fetch_together` reads them with one UNION ALL: each part selects its
@@ -11,9 +11,10 @@ import datetime as dt
 import functools
 import json
 
-from django.db import connection, models
-from django.db.models import CharField, Value
+from django.db import DEFAULT_DB_ALIAS, connection, models
+from django.db.models import CharField, IntegerField, Subquery, Value
 from django.db.models.functions import Cast, JSONObject
+from django.db.models.sql import Query
 from django.utils import timezone
 
 
@@ -210,3 +211,24 @@ def _names(tag) -> tuple[str, ...]:
 
 def _tag_key(tag) -> str:
     return f"{tag.__module__}.{tag.__qualname__}"
+
+
+class Counted(Subquery):
+    """How many rows a queryset holds, as one figure of `figures_together` (a scalar subquery:
+    `Counted(rows.values("pk"))`)."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) counted)"
+    output_field = IntegerField()
+
+
+def figures_together(**figures) -> dict:
+    """Several figures of a page, each a scalar subquery (`Counted`, or a `Subquery` of one
+    value), in one SELECT without a table: {name: value}. Each keeps its own plan (PostgreSQL
+    runs an uncorrelated scalar subquery once), so this costs one round trip, not one each."""
+    if not figures:
+        return {}
+    query = Query(None)
+    for name, expression in figures.items():
+        query.add_annotation(expression, name, select=True)
+    row = next(iter(query.get_compiler(using=DEFAULT_DB_ALIAS).results_iter()))
+    return dict(zip(figures, row, strict=True))

@@ -86,6 +86,14 @@ def paginate_keyset(queryset: QuerySet, *, ordering: tuple[str, ...], cursor: st
     return KeysetPage(items=rows, next_cursor=next_cursor, is_first=values is None)
 
 
+def filtered_page(request, filterset_class, queryset: QuerySet, *, ordering: tuple[str, ...], size: int, data=None):
+    """A list page's filter and one page of its rows: (filterset, KeysetPage). Refused filters
+    show no rows (the page shows their errors); `data` stands for request.GET when given."""
+    filterset = filterset_class(request.GET if data is None else data, queryset=queryset)
+    rows = filterset.qs if filterset.is_valid() else queryset.none()
+    return filterset, paginate_keyset(rows, ordering=ordering, cursor=request.GET.get("cursor"), size=size)
+
+
 def bad_request(request, exception=None):
     # A session deleted by a concurrent request (a logout, a deactivation, a second-factor
     # reset) while this one ran: the view may have done its work; say what happened. Rendered

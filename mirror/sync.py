@@ -139,53 +139,38 @@ def _paged(run, lease, list_page, upsert, mark_missing, progress, *, model) -> U
     return counts
 
 
-def sync_customers(*, client=None, progress: Progress = _noop) -> SyncRun:
-    client = client or get_client()
+def _full_sync(kind: str, resource, upsert, mark_missing, progress: Progress, model) -> SyncRun:
+    """Every record of `resource` (a client resource with a paged list) upserted as the sync saw it."""
     return _run(
-        "customers",
+        kind,
         lambda run, lease: _paged(
             run,
             lease,
-            lambda token: client.customers.list(page_token=token, page_size=PAGE_SIZE),
-            lambda items: customers_upsert(items=items, seen_by=Source.SYNC),
-            customers_mark_missing,
+            lambda token: resource.list(page_token=token, page_size=PAGE_SIZE),
+            lambda items: upsert(items=items, seen_by=Source.SYNC),
+            mark_missing,
             progress,
-            model=Customer,
+            model=model,
         ),
     )
+
+
+def sync_customers(*, client=None, progress: Progress = _noop) -> SyncRun:
+    client = client or get_client()
+    return _full_sync("customers", client.customers, customers_upsert, customers_mark_missing, progress, Customer)
 
 
 def sync_payment_accounts(*, client=None, progress: Progress = _noop) -> SyncRun:
     client = client or get_client()
-    return _run(
-        "payment-accounts",
-        lambda run, lease: _paged(
-            run,
-            lease,
-            lambda token: client.payment_accounts.list(page_token=token, page_size=PAGE_SIZE),
-            lambda items: payment_accounts_upsert(items=items, seen_by=Source.SYNC),
-            _merge_then_mark_missing,
-            progress,
-            model=PaymentAccount,
-        ),
-    )
+    resource, upsert = client.payment_accounts, payment_accounts_upsert
+    return _full_sync("payment-accounts", resource, upsert, _merge_then_mark_missing, progress, PaymentAccount)
 
 
 def sync_automation_rules(*, client=None, progress: Progress = _noop) -> SyncRun:
     """Every rule of the organization (the API lists them all without a customer filter)."""
     client = client or get_client()
-    return _run(
-        "automation-rules",
-        lambda run, lease: _paged(
-            run,
-            lease,
-            lambda token: client.automation_rules.list(page_token=token, page_size=PAGE_SIZE),
-            lambda items: automation_rules_upsert(items=items, seen_by=Source.SYNC),
-            automation_rules_mark_missing,
-            progress,
-            model=AutomationRule,
-        ),
-    )
+    resource, upsert = client.automation_rules, automation_rules_upsert
+    return _full_sync("automation-rules", resource, upsert, automation_rules_mark_missing, progress, AutomationRule)
 
 
 def _merge_then_mark_missing(*, not_seen_since) -> int:

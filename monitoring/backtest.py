@@ -2,9 +2,11 @@
 by set in SQL (window functions for the windowed kinds) rather than transaction by transaction.
 
 It gives the alerts the live evaluation would have raised (the same keys: one per transaction,
-pair, or customer and window period), how many customers they concern, and a sample. The work
-goes by ranges of customers so that a large history shows its progress. Windows are measured to
-the second.
+or customer and window period; a rapid in-and-out's per outgoing transfer, where the live key
+also names the onramp), how many customers they concern, and a sample. The work goes by ranges
+of customers so that a large history shows its progress; on PostgreSQL each range is read from
+the covering index tx_customer_monitoring alone, already in (customer, time) order, so a range
+costs its own rows, with no sort and no read of the table. Windows are measured to the second.
 """
 
 import datetime as dt
@@ -12,7 +14,7 @@ import time
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, Subquery
+from django.db.models import Count, F, Max, Min, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from customers.models import Customer
@@ -28,7 +30,7 @@ CHUNKS = 20
 
 def _window_sql(window_hours: int) -> tuple[str, str]:
     """(the row's time as epoch seconds, the window clause) for this database. PostgreSQL
-    orders by the timestamp itself (the tx_customer_usd index gives that order); SQLite by its
+    orders by the timestamp itself (the tx_customer_monitoring index gives that order); SQLite by its
     seconds, to the second."""
     span = window_hours * 3600 - 0.001
     if connection.vendor == "postgresql":
@@ -40,9 +42,16 @@ def _window_sql(window_hours: int) -> tuple[str, str]:
     return epoch, f"ORDER BY {epoch} RANGE BETWEEN {span} PRECEDING AND CURRENT ROW"
 
 
-def _windowed(lo: int, hi: int, *, window_hours: int, band: tuple | None, having: str, args: list) -> list[tuple]:
+def _in(values) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _windowed(
+    lo: int, hi: int, *, window_hours: int, band: tuple | None, having: str, args: list, narrow: str = ""
+) -> list[tuple]:
     """(customer pk, epoch seconds, transaction id, count, total USD) of the rows where the
-    window ending at them meets `having` (over cnt and total)."""
+    window ending at them meets `having` (over cnt and total). `narrow` (SQL over customer_id,
+    its values last in `args`) leaves out the customers who cannot meet it, before the sort."""
     epoch, frame = _window_sql(window_hours)
     in_band = "AND usd_value >= CAST(%s AS NUMERIC) AND usd_value < CAST(%s AS NUMERIC)" if band else ""
     sql = f"""
@@ -50,8 +59,8 @@ def _windowed(lo: int, hi: int, *, window_hours: int, band: tuple | None, having
             SELECT customer_id, transaction_id, {epoch} AS ts,
                    COUNT(*) OVER w AS cnt, SUM(usd_value) OVER w AS total
             FROM payments_transaction
-            WHERE customer_id >= %s AND customer_id < %s AND status NOT IN ({", ".join(["%s"] * len(NOT_COUNTED))})
-                  {in_band}
+            WHERE customer_id >= %s AND customer_id < %s AND status NOT IN ({_in(NOT_COUNTED)})
+                  {in_band} {narrow}
             WINDOW w AS (PARTITION BY customer_id {frame})
         ) AS windows WHERE {having}
     """  # noqa: S608 (the interpolated parts are the code's own, the values are parameters)
@@ -61,17 +70,38 @@ def _windowed(lo: int, hi: int, *, window_hours: int, band: tuple | None, having
         return cursor.fetchall()
 
 
+def _velocity_rows(params, lo, hi) -> list[tuple]:
+    """A window can only hold more than N transactions, or more than X USD, for a customer who
+    has that many, or that much, in all: the others are left out by one GROUP BY first, and
+    only the few left are sorted and windowed."""
+    checks, totals, args = [], [], []
+    if params.get("max_count") is not None:
+        checks.append("cnt > %s")
+        totals.append("COUNT(*) > %s")
+        args.append(params["max_count"])
+    if params.get("max_usd") is not None:
+        checks.append("total > CAST(%s AS NUMERIC)")
+        totals.append("SUM(usd_value) > CAST(%s AS NUMERIC)")
+        args.append(Decimal(params["max_usd"]))
+    narrow = f"""AND customer_id IN (
+        SELECT customer_id FROM payments_transaction
+        WHERE customer_id >= %s AND customer_id < %s AND status NOT IN ({_in(NOT_COUNTED)})
+        GROUP BY customer_id HAVING {" OR ".join(totals)})"""  # noqa: S608 (the code's own SQL)
+    return _windowed(
+        lo,
+        hi,
+        window_hours=params["window_hours"],
+        band=None,
+        having=" OR ".join(checks),
+        args=[lo, hi, *NOT_COUNTED, *args, *args],
+        narrow=narrow,
+    )
+
+
 def _hits_windowed(kind, params, lo, hi) -> dict:
     window = params["window_hours"]
     if kind == RuleKind.VELOCITY:
-        checks, args = [], []
-        if params.get("max_count") is not None:
-            checks.append("cnt > %s")
-            args.append(params["max_count"])
-        if params.get("max_usd") is not None:
-            checks.append("total > CAST(%s AS NUMERIC)")
-            args.append(Decimal(params["max_usd"]))
-        rows = _windowed(lo, hi, window_hours=window, band=None, having=" OR ".join(checks), args=args)
+        rows = _velocity_rows(params, lo, hi)
     else:
         threshold = threshold_of(params)
         rows = _windowed(
@@ -120,22 +150,50 @@ def _hits_per_transaction(kind, params, lo, hi) -> dict:
             )
         )
     elif kind == RuleKind.RAPID_IN_OUT:
-        share = Decimal(str(params["min_percent"])) / 100
-        onramps = Transaction.objects.filter(
-            customer_id=OuterRef("customer_id"),
-            source_payment_method__in=RAILS,
-            destination_payment_method__in=CHAINS,
-            created_upstream_at__lte=OuterRef("created_upstream_at"),
-            created_upstream_at__gte=OuterRef("created_upstream_at") - dt.timedelta(hours=params["hours"]),
-            usd_value__gt=0,
-            usd_value__lte=OuterRef("usd_value") / share,
-        ).exclude(status__in=NOT_COUNTED)
-        rows = rows.filter(source_payment_method__in=CHAINS, usd_value__isnull=False).filter(Exists(onramps))
+        return _hits_rapid_in_out(params, lo, hi)
     elif kind == RuleKind.MANY_COUNTERPARTIES:
         return _hits_counterparties(params, rows)
     return {
         (customer_id, f"tx:{tx_id}"): (tx_id, f"{usd(value)} USD" if value is not None else "")
         for customer_id, tx_id, value in rows.values_list("customer_id", "transaction_id", "usd_value")
+    }
+
+
+def _hits_rapid_in_out(params, lo, hi) -> dict:
+    """An outgoing transfer with an onramp of the customer's in the hours before it (its own
+    moment included) worth at most its value / share: the smallest such onramp is what counts,
+    so one window in time order over each customer's onramps and outgoing transfers (the
+    smallest onramp within the hours up to each row) answers for every transfer at once."""
+    hours = params["hours"]
+    share = Decimal(str(params["min_percent"])) / 100
+    chains, rails = list(CHAINS), list(RAILS)
+    if connection.vendor == "postgresql":
+        frame = (
+            f"ORDER BY created_upstream_at RANGE BETWEEN INTERVAL '{hours * 3600} seconds' PRECEDING AND CURRENT ROW"
+        )
+    else:
+        epoch = "CAST(strftime('%%s', created_upstream_at) AS REAL)"
+        frame = f"ORDER BY {epoch} RANGE BETWEEN {hours * 3600} PRECEDING AND CURRENT ROW"
+    onramp = f"source_payment_method IN ({_in(rails)}) AND destination_payment_method IN ({_in(chains)})"
+    sql = f"""
+        SELECT customer_id, transaction_id, usd_value FROM (
+            SELECT customer_id, transaction_id, usd_value,
+                   CASE WHEN source_payment_method IN ({_in(chains)}) THEN 1 ELSE 0 END AS outgoing,
+                   MIN(CASE WHEN {onramp} AND usd_value > 0 THEN usd_value END) OVER w AS least_in
+            FROM payments_transaction
+            WHERE customer_id >= %s AND customer_id < %s AND status NOT IN ({_in(NOT_COUNTED)})
+                  AND (source_payment_method IN ({_in(chains)}) OR ({onramp}))
+            WINDOW w AS (PARTITION BY customer_id {frame})
+        ) AS moves
+        WHERE outgoing = 1 AND usd_value IS NOT NULL AND least_in <= usd_value / CAST(%s AS NUMERIC)
+    """  # noqa: S608 (the interpolated parts are the code's own, the values are parameters)
+    args = [*chains, *rails, *chains, lo, hi, *NOT_COUNTED, *chains, *rails, *chains, share]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, args)
+        rows = cursor.fetchall()
+    return {
+        (customer_id, f"tx:{tx_id}"): (tx_id, f"{usd(value)} USD" if value is not None else "")
+        for customer_id, tx_id, value in rows
     }
 
 

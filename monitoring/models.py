@@ -61,6 +61,10 @@ class RuleVersion(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     approved_at = models.DateTimeField(null=True, blank=True)
+    # The four-eyes request (payments' "Waiting for approval") that makes it live once approved.
+    approval = models.ForeignKey(
+        "payments.ApprovalRequest", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["rule", "number"], name="rule_version_number")]

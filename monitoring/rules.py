@@ -1,5 +1,5 @@
 """The monitoring rules: each kind's parameters, the sentence that says what it looks for, and its
-detection over one customer's recent transactions (the ORM over the tx_customer_usd index).
+detection over one customer's recent transactions (the ORM over the tx_customer_monitoring index).
 
 Transactions counted by every rule: all but the failed, cancelled and expired ones (an attempt
 to move money counts from its creation). Windowed rules (velocity, structuring, many

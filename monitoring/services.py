@@ -1,15 +1,24 @@
 """What changes monitoring's records: evaluation of transactions by the live rules, the rules'
-lifecycle (draft, submit, approve by a second person, pause, resume, new version) and the
+lifecycle (draft, submit to the four-eyes of payments, live once a second person approves,
+pause, resume, new version) and the
 decisions on alerts. Every staff step is audited in the same database transaction."""
 
 from django.db import transaction
 from django.db.models import Count, Q
 from django.dispatch import Signal
+from django.urls import reverse
 from django.utils import timezone
 
 from audit.records import audit_record
 from customers.models import Customer
-from payments.models import Transaction
+from payments.models import ApprovalKind, ApprovalRequest, Transaction
+from payments.services.approval_writes import ApprovalWriteFailed
+from payments.services.approvals import (
+    ApprovalRefused,
+    approval_approve,
+    approval_request_registered,
+    approval_withdraw,
+)
 
 from .models import Alert, AlertDecision, AlertKind, AlertStatus, MonitoringRule, RuleStatus, RuleVersion
 from .rules import NOT_COUNTED, clean_params, describe, detect
@@ -136,14 +145,17 @@ def rule_create(*, user, name: str, kind: str, params: dict) -> MonitoringRule:
 
 
 def _locked(rule: MonitoringRule) -> MonitoringRule:
-    return MonitoringRule.objects.select_for_update(of=("self",)).select_related("current_version").get(pk=rule.pk)
+    """The rule, locked until the end of the transaction. Its versions are read after the lock
+    (lazily), never joined in the locking query: PostgreSQL re-reads the locked row after a wait
+    but not the rows joined to it, and a second submit would see the version still a draft."""
+    return MonitoringRule.objects.select_for_update().get(pk=rule.pk)
 
 
 @transaction.atomic
 def rule_new_version(*, user, rule: MonitoringRule, params: dict, name: str | None = None) -> RuleVersion:
     """An edit: a new draft version (the live one keeps running until this one is approved)."""
     rule = _locked(rule)
-    if rule.status == RuleStatus.WAITING:
+    if waiting_version(rule) is not None:
         raise NotAllowed("This version waits for approval: withdraw it or have it approved first.")
     params = clean_params(rule.kind, params)
     number = (rule.current_version.number if rule.current_version else 0) + 1
@@ -167,66 +179,112 @@ def pending_draft(rule: MonitoringRule) -> bool:
     return version is not None and version.approved_at is None and version.submitted_at is None
 
 
+def waiting_version(rule: MonitoringRule) -> RuleVersion | None:
+    """The current version while its approval request waits for a checker."""
+    version = rule.current_version
+    if version is not None and version.submitted_at is not None and version.approved_at is None:
+        return version
+    return None
+
+
+def _approval_words(rule: MonitoringRule, version: RuleVersion) -> tuple[str, dict]:
+    sentence = describe(rule.kind, version.params)
+    summary = f"Make monitoring rule “{rule.name}” live at version {version.number}: {sentence}"
+    payload = {
+        "ruleId": rule.pk,
+        "versionId": version.pk,
+        "version": version.number,
+        "facts": [
+            ["Rule", rule.name],
+            ["Kind", rule.get_kind_display()],
+            ["Version", f"v{version.number}"],
+            ["What it looks for", sentence],
+            ["Replaces", f"v{rule.live_version.number}, live now" if rule.live_version_id else "nothing: a new rule"],
+        ],
+        "link": {"url": reverse("monitoring-view-rule", kwargs={"pk": rule.pk}), "text": "The rule, its backtests"},
+    }
+    return summary, payload
+
+
 @transaction.atomic
-def rule_submit(*, user, rule: MonitoringRule) -> None:
+def rule_submit(*, user, rule: MonitoringRule) -> ApprovalRequest:
+    """Ask for the draft to go live: an approval request in the four-eyes of payments (the
+    "Waiting for approval" list), which another person holding manage_monitoring approves."""
     rule = _locked(rule)
     if not pending_draft(rule):
         raise NotAllowed("There is no draft to submit.")
     version = rule.current_version
-    version.submitted_at = timezone.now()
-    version.save(update_fields=["submitted_at"])
-    rule.status = RuleStatus.WAITING
-    rule.save(update_fields=["status"])
-    _audit(user, "monitoring.rule_submit", rule, version=version.number)
+    if version.created_by_id not in (None, user.pk):
+        # The maker of the request is the one who drafted it: a second person approves it.
+        raise NotAllowed("Only the person who drafted this version submits it.")
+    summary, payload = _approval_words(rule, version)
+    approval = approval_request_registered(
+        actor=user, kind=ApprovalKind.MONITORING_RULE, summary=summary, payload=payload
+    )
+    version.submitted_at, version.approval = timezone.now(), approval
+    version.save(update_fields=["submitted_at", "approval"])
+    if rule.live_version_id is None:
+        # A live or paused rule keeps its state: its approved version runs until this one is.
+        rule.status = RuleStatus.WAITING
+        rule.save(update_fields=["status"])
+    _audit(user, "monitoring.rule_submit", rule, version=version.number, approval=approval.pk)
+    return approval
 
 
-@transaction.atomic
 def rule_withdraw(*, user, rule: MonitoringRule) -> None:
-    rule = _locked(rule)
-    if rule.status != RuleStatus.WAITING:
+    """The maker withdraws the waiting request (request_closed puts the version back to draft)."""
+    version = waiting_version(_rule_fresh(rule))
+    if version is None or version.approval is None:
         raise NotAllowed("Nothing waits for approval.")
-    version = rule.current_version
-    version.submitted_at = None
-    version.save(update_fields=["submitted_at"])
-    rule.status = RuleStatus.LIVE if rule.live_version_id else RuleStatus.DRAFT
-    rule.save(update_fields=["status"])
-    _audit(user, "monitoring.rule_withdraw", rule, version=version.number)
-
-
-class MakerRefused(NotAllowed):
-    pass
-
-
-def rule_approve(*, user, rule: MonitoringRule) -> None:
-    """A second person makes the waiting version live; its maker never can (the refusal is
-    audited too)."""
     try:
-        _approve(user=user, rule=rule)
-    except MakerRefused as exc:
-        audit_record(
-            actor=user,
-            action="monitoring.rule_approve",
-            target_kind="monitoring_rule",
-            target_id=rule.pk,
-            outcome="denied",
-            details={"why": "maker"},
-        )
+        approval_withdraw(actor=user, approval=version.approval)
+    except ApprovalRefused as exc:
         raise NotAllowed(str(exc)) from None
 
 
-@transaction.atomic
-def _approve(*, user, rule: MonitoringRule) -> None:
-    rule = _locked(rule)
-    version = rule.current_version
-    if rule.status != RuleStatus.WAITING or version is None:
+def _rule_fresh(rule: MonitoringRule) -> MonitoringRule:
+    return MonitoringRule.objects.select_related("current_version__approval").get(pk=rule.pk)
+
+
+def rule_approve(*, user, rule: MonitoringRule, note: str = "") -> None:
+    """Approve the waiting version through its approval request (as the "Waiting for approval"
+    page does): its maker never can, of two checkers at once one wins."""
+    version = waiting_version(_rule_fresh(rule))
+    if version is None or version.approval is None:
         raise NotAllowed("Nothing waits for approval.")
-    if version.created_by_id == user.pk:
-        raise MakerRefused("You drafted this version: another person must approve it.")
-    version.approved_by, version.approved_at = user, timezone.now()
+    try:
+        approval_approve(actor=user, approval=version.approval, note=note)
+    except (ApprovalRefused, ApprovalWriteFailed) as exc:
+        raise NotAllowed(str(exc)) from None
+
+
+def make_version_live(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]:
+    """The write of an approved request (registered with payments): the version goes live.
+    Runs in the request's move to executed; a version live already is left as it is."""
+    rule = MonitoringRule.objects.select_for_update(of=("self",)).get(pk=approval.payload["ruleId"])
+    version = RuleVersion.objects.get(pk=approval.payload["versionId"], rule=rule)
+    details = {"monitoringRule": rule.pk, "version": version.number}
+    if version.approved_at is not None:
+        return details, {}
+    version.approved_by, version.approved_at = actor, timezone.now()
     version.save(update_fields=["approved_by", "approved_at"])
-    rule.status, rule.live_version = RuleStatus.LIVE, version
+    rule.live_version = version
+    if rule.status != RuleStatus.PAUSED:  # a paused rule stays paused, at its new version
+        rule.status = RuleStatus.LIVE
     rule.save(update_fields=["status", "live_version"])
-    _audit(user, "monitoring.rule_approve", rule, version=version.number)
+    _audit(actor, "monitoring.rule_approve", rule, version=version.number, approval=approval.pk)
+    return details, {}
+
+
+def put_back_draft(sender, *, approval: ApprovalRequest, **kwargs) -> None:
+    """A monitoring rule's request rejected, withdrawn or expired: its version is a draft again."""
+    if approval.kind != ApprovalKind.MONITORING_RULE:
+        return
+    version = RuleVersion.objects.filter(approval=approval, approved_at__isnull=True).select_related("rule").first()
+    if version is None:
+        return
+    RuleVersion.objects.filter(pk=version.pk).update(submitted_at=None)
+    MonitoringRule.objects.filter(pk=version.rule_id, status=RuleStatus.WAITING).update(status=RuleStatus.DRAFT)
 
 
 @transaction.atomic

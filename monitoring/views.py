@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -17,7 +17,7 @@ from audit.records import audit_record
 from core import labels
 from core.access import role_required
 from core.exports import Column, filtered_export, with_words
-from core.views import page_or_partial, paginate_keyset
+from core.views import HttpResponsePermanentRedirectKeepMethod, filtered_page, page_or_partial
 from payments.models import PaymentAccount, Transaction
 
 from . import importers, tasks
@@ -29,13 +29,13 @@ from .services import (
     NotAllowed,
     alert_decide,
     pending_draft,
-    rule_approve,
     rule_create,
     rule_new_version,
     rule_pause,
     rule_resume,
     rule_submit,
     rule_withdraw,
+    waiting_version,
 )
 
 PAGE_SIZE = 50
@@ -79,9 +79,7 @@ def _alerts():
 @role_required("view_monitoring")
 @require_GET
 def list_alerts(request):
-    filterset = AlertFilter(request.GET, queryset=_alerts())
-    queryset = filterset.qs if filterset.is_valid() else Alert.objects.none()
-    page = paginate_keyset(queryset, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    filterset, page = filtered_page(request, AlertFilter, _alerts(), ordering=("-created_at", "-id"), size=PAGE_SIZE)
     context = {"filter": filterset, "page": page}
     return render(request, page_or_partial(request, "monitoring/alerts/list.html"), context)
 
@@ -172,7 +170,7 @@ def list_rules(request):
 
 
 def _rule(pk):
-    return get_object_or_404(MonitoringRule.objects.select_related("current_version", "live_version"), pk=pk)
+    return get_object_or_404(MonitoringRule.objects.select_related("current_version__approval", "live_version"), pk=pk)
 
 
 @role_required("manage_monitoring")
@@ -241,6 +239,7 @@ def view_rule(request, pk):
         "alerts": alerts,
         "params": PARAMS[rule.kind],
         "draft": pending_draft(rule),
+        "waiting": waiting_version(rule),
         "own_version": rule.current_version and rule.current_version.created_by_id == request.user.pk,
     }
     return render(request, "monitoring/rules/show.html", context)
@@ -263,9 +262,25 @@ def _rule_action(step, done: str):
     return action
 
 
-submit_rule = _rule_action(rule_submit, "Submitted: another person with the admin role approves it.")
+submit_rule = _rule_action(
+    rule_submit, "Submitted: it waits for approval with the other requests; another admin approves it."
+)
 withdraw_rule = _rule_action(rule_withdraw, "Withdrawn from approval.")
-approve_rule = _rule_action(rule_approve, "Approved: the rule is live.")
+
+
+@role_required("manage_monitoring")
+@require_http_methods(["GET", "POST"])
+def approve_rule(request, pk):
+    """The old approval address: a rule is approved through its approval request now. 308 to
+    the request's page (a POST to its approve, the method and body going along)."""
+    rule = _rule(pk)
+    version = rule.current_version
+    if version is None or version.approval_id is None:
+        return redirect("monitoring-view-rule", pk=rule.pk)
+    name = "payments-approve-approval-request" if request.method == "POST" else "payments-view-approval-request"
+    return HttpResponsePermanentRedirectKeepMethod(reverse(name, kwargs={"pk": version.approval_id}))
+
+
 pause_rule = _rule_action(rule_pause, "Paused: the rule raises no alerts until resumed.")
 resume_rule = _rule_action(rule_resume, "Resumed: the rule is live again.")
 
@@ -377,26 +392,3 @@ def reimport_watchlist(request, pk):
         messages.success(request, "Imported again; the mirror is screened again.")
         return redirect("monitoring-view-watchlist", pk=watchlist.pk)
     return _watchlist_page(request, watchlist, form, status=400)
-
-
-urlpatterns = [
-    path("", list_alerts, name="monitoring-list-alerts"),
-    path("alerts/export.csv", export_alerts, name="monitoring-export-alerts"),
-    path("alerts/<int:pk>/", view_alert, name="monitoring-view-alert"),
-    path("alerts/<int:pk>/decide", decide_alert, name="monitoring-decide-alert"),
-    path("rules/", list_rules, name="monitoring-list-rules"),
-    path("rules/new", create_rule, name="monitoring-create-rule"),
-    path("rules/<int:pk>/", view_rule, name="monitoring-view-rule"),
-    path("rules/<int:pk>/edit", edit_rule, name="monitoring-edit-rule"),
-    path("rules/<int:pk>/submit", submit_rule, name="monitoring-submit-rule"),
-    path("rules/<int:pk>/withdraw", withdraw_rule, name="monitoring-withdraw-rule"),
-    path("rules/<int:pk>/approve", approve_rule, name="monitoring-approve-rule"),
-    path("rules/<int:pk>/pause", pause_rule, name="monitoring-pause-rule"),
-    path("rules/<int:pk>/resume", resume_rule, name="monitoring-resume-rule"),
-    path("rules/<int:pk>/backtest", backtest_rule, name="monitoring-backtest-rule"),
-    path("backtests/<int:pk>/", view_backtest, name="monitoring-view-backtest"),
-    path("lists/", list_watchlists, name="monitoring-list-watchlists"),
-    path("lists/import", import_watchlist, name="monitoring-import-watchlist"),
-    path("lists/<int:pk>/", view_watchlist, name="monitoring-view-watchlist"),
-    path("lists/<int:pk>/import", reimport_watchlist, name="monitoring-reimport-watchlist"),
-]

@@ -11,6 +11,7 @@ import logging
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
@@ -42,6 +43,7 @@ def raise_notification(raised: Raised, *, key: str, actor_id: int | None = None)
                 made.append(notification)
         deliveries = [] if kind.app_only else _member_emails(made, kind, key) + _team_messages(kind, raised, key)
     send_after_commit([d.pk for d in deliveries])
+    remember_unread_after_commit({n.recipient_id for n in made})
     return made
 
 
@@ -127,13 +129,39 @@ def send_after_commit(pks: list[int]) -> None:
 BELL_LIMIT = 100
 
 
+# The member's unread count as the last write or poll saw it: what a page's bell shows without
+# a query (it follows with the live poll). Kept by the writes below; gone with Redis, then the
+# bell asks its first poll for the count.
+BELL_CACHE_SECONDS = 3600
+
+
+def _bell_key(member_id: int) -> str:
+    return f"notifications:unread:{member_id}"
+
+
 def unread_ids(member_id: int) -> list[int]:
-    """The newest unread notifications' ids (at most BELL_LIMIT): one query on the partial index."""
-    return list(
+    """The newest unread notifications' ids (at most BELL_LIMIT): one query on the partial index.
+    The count is remembered for the bell of the member's next page (cached_unread_count)."""
+    ids = list(
         Notification.objects.filter(recipient_id=member_id, read_at__isnull=True)
         .order_by("-id")
         .values_list("id", flat=True)[:BELL_LIMIT]
     )
+    cache.set(_bell_key(member_id), len(ids), BELL_CACHE_SECONDS)
+    return ids
+
+
+def cached_unread_count(member_id: int) -> int | None:
+    """The member's unread count as last seen (None: not known, the bell's poll will tell)."""
+    return cache.get(_bell_key(member_id))
+
+
+def remember_unread_after_commit(member_ids) -> None:
+    """Once the change is committed, count again the unread of those it concerned: one query
+    each, on the writer's side rather than on every page of theirs."""
+    member_ids = sorted(member_ids)
+    if member_ids:
+        transaction.on_commit(lambda: [unread_ids(member_id) for member_id in member_ids])
 
 
 @transaction.atomic
@@ -141,6 +169,7 @@ def notification_open(*, actor, notification: Notification) -> None:
     """Mark one of the actor's notifications read (once)."""
     if Notification.objects.filter(pk=notification.pk, read_at__isnull=True).update(read_at=timezone.now()):
         audit_record(actor=actor, action="notification.read", target_kind="notification", target_id=notification.pk)
+        remember_unread_after_commit([actor.pk])
 
 
 @transaction.atomic
@@ -150,6 +179,7 @@ def notifications_read_all(*, actor) -> int:
         audit_record(
             actor=actor, action="notification.read_all", target_kind="user", target_id=actor.pk, details={"count": done}
         )
+        remember_unread_after_commit([actor.pk])
     return done
 
 

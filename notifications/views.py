@@ -68,10 +68,18 @@ def read_all(request):
 
 def bell_context(request, *, counted: bool = True) -> dict:
     """The bell's count and its poller's URL: one query on the unread partial index. Not
-    `counted` (the page around it), no query: the bell asks for its count once loaded, so a
-    page costs what it cost before it had a bell."""
+    `counted` (the page around it), no query: the count the cache keeps (services.
+    cached_unread_count), or none and the bell asks for it once loaded; so a page costs what it
+    cost before it had a bell."""
     if not counted:
-        return {"bell_count": None, "bell_url": live_url(request, reverse("notifications-bell"), "", page_query=False)}
+        # The count the member's last write or poll left in the cache, else none (the first poll
+        # brings it): shown without script, and without a query.
+        known = services.cached_unread_count(request.user.pk)
+        return {
+            "bell_count": known,
+            "bell_more": known is not None and known >= services.BELL_LIMIT,
+            "bell_url": live_url(request, reverse("notifications-bell"), "", page_query=False),
+        }
     ids = services.unread_ids(request.user.pk)
     version = version_of(ids[:1], len(ids))
     return {

@@ -4,11 +4,12 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from core import labels
 from upstream.mirrored import MirroredModel, Source, StatusChange
 
-from .terms import QUOTE_TERM_FIELDS, QuoteTerms
+from .terms import QUOTE_TERM_FIELDS, QuoteTerms, RuleTerms
 
 MONEY = {"max_digits": 38, "decimal_places": 18}
 
@@ -207,8 +208,20 @@ class Transaction(MirroredModel):
     class Meta:
         indexes = [
             models.Index(fields=["-created_upstream_at", "-id"], name="tx_keyset"),
-            # Monitoring: a customer's recent transactions with their USD values, one range scan.
-            models.Index(fields=["customer", "created_upstream_at", "usd_value"], name="tx_customer_usd"),
+            # Monitoring: a customer's transactions in time order with what its rules read, from
+            # the index alone (PostgreSQL): the live rules' range scans, and the backtests'
+            # windows over ranges of customers with neither a sort nor a read of the table.
+            models.Index(
+                fields=["customer", "created_upstream_at"],
+                include=[
+                    "usd_value",
+                    "status",
+                    "source_payment_method",
+                    "destination_payment_method",
+                    "transaction_id",
+                ],
+                name="tx_customer_monitoring",
+            ),
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
             # A customer's transactions of one status (the customer page's and the list's filters):
@@ -257,6 +270,11 @@ class AutomationRule(MirroredModel):
     def __str__(self):
         return self.name
 
+    @cached_property
+    def terms(self) -> RuleTerms:
+        """What the rule does, in typed fields (the API's camelCase stays in the JSON columns)."""
+        return RuleTerms.from_api(self.transaction_template, self.trigger)
+
 
 class AutomationRuleChange(models.Model):
     """One change of a rule seen by the mirror: its creation, an edit of its name, template or
@@ -276,11 +294,22 @@ class AutomationRuleChange(models.Model):
     def __str__(self):
         return f"{self.rule_id}: {', '.join(self.fields)}"
 
+    @property
+    def terms_before(self) -> RuleTerms:
+        return RuleTerms.from_api(self.before.get("transaction_template"), self.before.get("trigger"))
+
+    @property
+    def terms_after(self) -> RuleTerms:
+        return RuleTerms.from_api(self.after.get("transaction_template"), self.after.get("trigger"))
+
 
 class ApprovalKind(models.TextChoices):
     EXECUTE_QUOTE = "execute_quote", "Execute a quote"
     CREATE_RULE = "create_rule", "Create an automation rule"
     CHANGE_RULE = "change_rule", "Change an automation rule"
+    # Kinds an app above payments approves through the same four-eyes: its write is registered
+    # with payments.services.approval_writes.register_write, its words are in the payload.
+    MONITORING_RULE = "monitoring_rule", "Make a monitoring rule live"
 
 
 class ApprovalStatus(models.TextChoices):
@@ -335,6 +364,13 @@ class ApprovalRequest(models.Model):
 
     def __str__(self):
         return f"approval {self.pk} ({self.kind}, {self.status})"
+
+    @cached_property
+    def rule_terms(self) -> RuleTerms | None:
+        """The rule asked for, in typed fields (a rule's creation or change; None for a quote)."""
+        if self.kind == ApprovalKind.EXECUTE_QUOTE:
+            return None
+        return RuleTerms.from_api(self.payload.get("template"), self.payload.get("trigger"))
 
     @property
     def is_open(self) -> bool:

@@ -1,5 +1,8 @@
 """A quote's terms in typed fields, and the one place that writes them in the API's words
-(the camelCase body of POST /quotes). Everything else reads the typed fields of Quote."""
+(the camelCase body of POST /quotes). Everything else reads the typed fields of Quote.
+
+An automation rule's terms in typed fields too (`RuleTerms`), read once from the API's
+camelCase template and trigger that the mirror and an approval request keep as they are."""
 
 from dataclasses import asdict, dataclass, fields
 from decimal import Decimal
@@ -54,3 +57,49 @@ class QuoteTerms:
 
 # The terms a Quote keeps in columns of the same names.
 QUOTE_TERM_FIELDS = tuple(f.name for f in fields(QuoteTerms) if f.name != "customer_id")
+
+
+def currency_label(value) -> str:
+    """A currency as staff read it: the API answers an object (its label, or a token's
+    contract), a request names it by its code."""
+    if isinstance(value, dict):
+        return value.get("label") or value.get("contractAddress") or ""
+    return value or ""
+
+
+def _decimal(value) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+@dataclass(frozen=True)
+class RuleTerms:
+    """What an automation rule does: from which account and rail, to which, how much, when."""
+
+    source_account_id: str = ""
+    source_payment_method: str = ""
+    source_currency: str = ""
+    destination_account_id: str = ""
+    destination_payment_method: str = ""
+    destination_currency: str = ""
+    amount: Decimal | None = None
+    developer_fee: Decimal | None = None
+    cron_schedule: str = ""
+    threshold_amount: Decimal | None = None
+
+    @classmethod
+    def from_api(cls, template: dict | None, trigger: dict | None) -> "RuleTerms":
+        """The terms of the API's transactionTemplate and trigger (a rule's, or a request's)."""
+        template, trigger = template or {}, trigger or {}
+        source, destination = template.get("source") or {}, template.get("destination") or {}
+        return cls(
+            source_account_id=source.get("sourcePaymentAccountId") or "",
+            source_payment_method=source.get("sourcePaymentMethod") or "",
+            source_currency=currency_label(source.get("sourceCurrency")),
+            destination_account_id=destination.get("destinationPaymentAccountId") or "",
+            destination_payment_method=destination.get("destinationPaymentMethod") or "",
+            destination_currency=currency_label(destination.get("destinationCurrency")),
+            amount=_decimal((template.get("amount") or {}).get("value")),
+            developer_fee=_decimal((template.get("developerFee") or {}).get("developerFeeAmount")),
+            cron_schedule=trigger.get("cronSchedule") or "",
+            threshold_amount=_decimal(trigger.get("thresholdAmount")),
+        )

@@ -48,3 +48,42 @@ def transaction_usd_value(*, source_amount, source_currency, destination_amount,
     """What a transaction moves in USD: its source amount, else its destination amount."""
     value = to_usd(source_amount, source_currency)
     return value if value is not None else to_usd(destination_amount, destination_currency)
+
+
+def _sql_half_even(cents: str, vendor: str) -> str:
+    """`cents` (an SQL expression) rounded to a whole number the way Decimal.quantize rounds
+    (half to even), then back to dollars. PostgreSQL computes in exact numerics; SQLite holds
+    decimals as binary floats, so its figure is first rounded to 9 places, where a half cent
+    that a float division missed by a hair is a half cent again."""
+    if vendor == "postgresql":
+        whole, rounded = f"TRUNC({cents})", f"ROUND({cents})"
+        fraction = f"({cents}) - TRUNC({cents})"
+        even = f"MOD(TRUNC({cents}), 2) = 0"
+    else:
+        cents = f"ROUND({cents}, 9)"
+        whole, rounded = f"CAST({cents} AS INTEGER)", f"ROUND({cents})"
+        fraction = f"({cents}) - CAST({cents} AS INTEGER)"
+        even = f"CAST({cents} AS INTEGER) % 2 = 0"
+    value = f"(CASE WHEN ABS({fraction}) = 0.5 AND {even} THEN {whole} ELSE {rounded} END)"
+    return f"CAST({value} / 100.0 AS NUMERIC)" if vendor != "postgresql" else f"({value} / 100)"
+
+
+def _sql_to_usd(amount: str, currency: str, vendor: str) -> str:
+    """to_usd in SQL: a CASE over the same table; NULL where to_usd answers None."""
+    number = "NUMERIC" if vendor == "postgresql" else "REAL"
+    cases = [f"WHEN '{code}' THEN {amount} * CAST('{price}' AS {number})" for code, price in USD_PRICE.items()]
+    cases += [
+        f"WHEN '{code}' THEN {amount} / CAST('{per_usd}' AS {number})"
+        for code, per_usd in UNITS_PER_USD.items()
+        if code not in USD_PRICE
+    ]
+    dollars = f"(CASE UPPER({currency}) {' '.join(cases)} END)"
+    return f"(CASE WHEN {amount} IS NULL THEN NULL ELSE {_sql_half_even(f'{dollars} * 100', vendor)} END)"
+
+
+def usd_value_fill_sql(table: str, vendor: str) -> str:
+    """One UPDATE that sets every row's usd_value as transaction_usd_value would: the source
+    amount's USD value, else the destination amount's (the migration that added the column)."""
+    source = _sql_to_usd("source_amount", "source_currency", vendor)
+    destination = _sql_to_usd("destination_amount", "destination_currency", vendor)
+    return f"UPDATE {table} SET usd_value = COALESCE({source}, {destination})"  # noqa: S608 (no input)

@@ -298,7 +298,7 @@ def find_staff(q: Query, limit: int) -> list[Hit]:
             detail=", ".join(labels.label(labels.ROLE, g.name) for g in row.groups.all()) or "No role",
             status="Active" if row.is_active else "Deactivated",
             code="ACTIVE" if row.is_active else "DEACTIVATED",
-            url=reverse("core-view-staff", args=[row.pk]),
+            url=reverse("staff-view-staff", args=[row.pk]),
         )
         for row in rows
     ]

@@ -6,10 +6,10 @@ GROUPS = (
     ("customers-", "customers"),
     ("payments-", "payments"),
     ("monitoring-", "monitoring"),
-    ("core-list-audit-events", "admin"),
+    ("audit-", "admin"),
     ("mirror-list-inbox-events", "admin"),
-    ("core-set-time-zone", ""),
-    ("core-", "admin"),  # the staff pages; the audit log above
+    ("staff-set-time-zone", ""),
+    ("staff-", "admin"),
     ("search", ""),
     ("home", ""),
 )

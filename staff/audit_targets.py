@@ -8,6 +8,6 @@ from audit.targets import Target, int_ids
 
 def name_members(ids: set[str]) -> dict[str, Target]:
     members = get_user_model().objects.filter(pk__in=int_ids(ids)).values_list("pk", "username")
-    names = {str(pk): Target(username, reverse("core-view-staff", args=[pk])) for pk, username in members}
+    names = {str(pk): Target(username, reverse("staff-view-staff", args=[pk])) for pk, username in members}
     # Never "User 8": a member since removed from the database is said to be so, the id on hover.
     return {i: names.get(i, Target("a removed staff member", "")) for i in ids}

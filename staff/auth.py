@@ -1,5 +1,6 @@
 import functools
 
+from django.contrib.auth import BACKEND_SESSION_KEY
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
@@ -80,3 +81,23 @@ class RoleBackend(ModelBackend):
                 cursor.execute(_group_permissions_sql(), [user_obj.pk])
                 user_obj._group_perm_cache = {f"{app_label}.{codename}" for app_label, codename in cursor.fetchall()}
         return user_obj._group_perm_cache
+
+
+# A session names the backend that logged it in, and Django ends one whose backend is not in
+# AUTHENTICATION_BACKENDS. The role backend lived in core before the staff app: sessions opened
+# then name its old place, and are read as the new one's rather than logged out at the deploy.
+MOVED_BACKENDS = {"core.auth.RoleBackend": "staff.auth.RoleBackend"}
+
+
+class MovedBackendMiddleware:
+    """Points a session at its backend's new place (before AuthenticationMiddleware). The
+    session is read on every request anyway (core.middleware.IdleSessionMiddleware)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        backend = request.session.get(BACKEND_SESSION_KEY)
+        if backend in MOVED_BACKENDS:
+            request.session[BACKEND_SESSION_KEY] = MOVED_BACKENDS[backend]
+        return self.get_response(request)

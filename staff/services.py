@@ -81,6 +81,11 @@ def _keep_an_admin(member) -> None:
         raise LastAdmin()
 
 
+def _audit(actor, action: str, member, details: dict | None = None) -> None:
+    """The audit event of an action on a member (call it in the action's transaction)."""
+    audit_record(actor=actor, action=action, target_kind="user", target_id=member.pk, details=details)
+
+
 def add_member(*, actor, username: str, email: str, roles: list[str]):
     """A new staff member with no password yet: they choose it through `set_password_link`."""
     with _staff_lock(actor):
@@ -90,9 +95,7 @@ def add_member(*, actor, username: str, email: str, roles: list[str]):
         member.set_unusable_password()
         member.save(update_fields=["password"])
         member.groups.set(_role_groups(roles))
-        audit_record(
-            actor=actor, action="staff.add", target_kind="user", target_id=member.pk, details={"roles": sorted(roles)}
-        )
+        _audit(actor, "staff.add", member, {"roles": sorted(roles)})
     return member
 
 
@@ -126,13 +129,7 @@ def change_roles(*, actor, member, roles: list[str]) -> bool:
         if member.is_active and Role.ADMIN.value in before and Role.ADMIN.value not in roles:
             _keep_an_admin(member)
         member.groups.set(_role_groups(roles))
-        audit_record(
-            actor=actor,
-            action="staff.change_roles",
-            target_kind="user",
-            target_id=member.pk,
-            details={"before": before, "after": sorted(roles)},
-        )
+        _audit(actor, "staff.change_roles", member, {"before": before, "after": sorted(roles)})
     return True
 
 
@@ -152,9 +149,7 @@ def set_roles_from_sso(member, roles: list[str]) -> None:
         if set(before) == set(roles):
             return
         member.groups.set(_role_groups(roles))
-        audit_record(
-            actor=member, action="staff.roles_from_sso", target_kind="user", target_id=member.pk, details=details
-        )
+        _audit(member, "staff.roles_from_sso", member, details)
 
 
 def end_sessions(member) -> int:
@@ -178,9 +173,7 @@ def deactivate(*, actor, member) -> None:
         member.is_active = False
         member.save(update_fields=["is_active"])
         ended = end_sessions(member)
-        audit_record(
-            actor=actor, action="staff.deactivate", target_kind="user", target_id=member.pk, details={"sessions": ended}
-        )
+        _audit(actor, "staff.deactivate", member, {"sessions": ended})
 
 
 def reactivate(*, actor, member) -> None:
@@ -190,7 +183,7 @@ def reactivate(*, actor, member) -> None:
             return
         member.is_active = True
         member.save(update_fields=["is_active"])
-        audit_record(actor=actor, action="staff.reactivate", target_kind="user", target_id=member.pk)
+        _audit(actor, "staff.reactivate", member)
 
 
 def reset_second_factor(*, actor, member) -> None:
@@ -199,13 +192,7 @@ def reset_second_factor(*, actor, member) -> None:
     with transaction.atomic():
         removed = Authenticator.objects.filter(user=member).delete()[0]
         ended = end_sessions(member)
-        audit_record(
-            actor=actor,
-            action="staff.reset_mfa",
-            target_kind="user",
-            target_id=member.pk,
-            details={"removed": removed, "sessions": ended},
-        )
+        _audit(actor, "staff.reset_mfa", member, {"removed": removed, "sessions": ended})
 
 
 def lift_lockout(*, actor, member) -> None:
@@ -214,15 +201,9 @@ def lift_lockout(*, actor, member) -> None:
     with transaction.atomic():
         lifted = axes_reset(username=normalized(member.get_username()))
         secrets = lockouts.lift(member)
-        audit_record(
-            actor=actor,
-            action="staff.lift_lockout",
-            target_kind="user",
-            target_id=member.pk,
-            details={"lifted": lifted, "secrets": secrets},
-        )
+        _audit(actor, "staff.lift_lockout", member, {"lifted": lifted, "secrets": secrets})
 
 
 def record_password_link(*, actor, member) -> None:
     with transaction.atomic():
-        audit_record(actor=actor, action="staff.password_link", target_kind="user", target_id=member.pk)
+        _audit(actor, "staff.password_link", member)

@@ -41,16 +41,16 @@ def record_password_lockout(sender, request, username, ip_address, **kwargs):
         record_lockout(request, member=member, what="password", until=until, at_address=True)
 
 
-@receiver(authenticator_added)
-def record_second_factor_added(sender, request, user, authenticator, **kwargs):
+def _record_second_factor(action: str, user, authenticator) -> None:
     with transaction.atomic():
         audit_record(
-            actor=user,
-            action="auth.mfa_added",
-            target_kind="user",
-            target_id=user.pk,
-            details={"type": authenticator.type},
+            actor=user, action=action, target_kind="user", target_id=user.pk, details={"type": authenticator.type}
         )
+
+
+@receiver(authenticator_added)
+def record_second_factor_added(sender, request, user, authenticator, **kwargs):
+    _record_second_factor("auth.mfa_added", user, authenticator)
 
 
 @receiver(authenticator_removed)
@@ -59,11 +59,4 @@ def record_second_factor_removed(sender, request, user, authenticator, **kwargs)
 
     # The enrolment check looks again at the next page.
     request.session.pop(SecondFactorRequiredMiddleware.SESSION_KEY, None)
-    with transaction.atomic():
-        audit_record(
-            actor=user,
-            action="auth.mfa_removed",
-            target_kind="user",
-            target_id=user.pk,
-            details={"type": authenticator.type},
-        )
+    _record_second_factor("auth.mfa_removed", user, authenticator)

@@ -76,7 +76,7 @@ def change_staff_roles(request, pk):
             messages.success(request, f"Roles of {member.get_username()} changed.")
         else:
             messages.info(request, f"{member.get_username()} already had these roles: nothing changed.")
-        return redirect("core-view-staff", pk=member.pk)
+        return redirect("staff-view-staff", pk=member.pk)
     return render(request, "staff/change_roles.html", {"member": member, "form": form})
 
 
@@ -125,7 +125,7 @@ def confirm_view(action: str):
                 error = refused.message
             else:
                 messages.success(request, done.format(member.get_username()))
-                return redirect("core-view-staff", pk=member.pk)
+                return redirect("staff-view-staff", pk=member.pk)
         context = {"member": member, "verb": verb, "question": question, "error": error}
         return render(request, "staff/confirm.html", context, status=409 if error else 200)
 
@@ -191,4 +191,4 @@ def set_time_zone(request):
     if detected:
         return HttpResponse(status=204)
     messages.success(request, f"Times are now shown in {name}.")
-    return redirect("core-set-time-zone")
+    return redirect("staff-set-time-zone")

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from django import forms
 
+from core.forms import ApiErrorsMixin
+
 NATIONAL_ID_FIELDS = ["national_id_type", "national_id_number", "national_id_issuing_country"]
 
 
@@ -20,15 +22,20 @@ NATIONAL_ID_ON_CREATE = "KYC data sent with a new customer needs the national ID
 NATIONAL_ID_MESSAGE = "Type, number and issuing country of the national ID go together: fill in all three, or none."
 
 
-class ApiForm(forms.Form):
+class ApiForm(ApiErrorsMixin, forms.Form):
     """A form whose fields map to places in an API object.
 
     PATHS: field name -> (path inside the object, section name). A field left empty is not
-    sent; `sections` names the parts that were (for the audit log: names, never values).
+    sent; `sections` names the parts that were (for the audit log: names, never values). The
+    same paths place the API's errors (`api_fields`, core.forms.ApiErrorsMixin).
     """
 
     PATHS: dict[str, tuple[tuple, str]] = {}
     SECTIONS: dict[str, str] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.api_fields = {".".join(map(str, path)): name for name, (path, _section) in cls.PATHS.items()}
 
     def to_api(self, name, value):
         if isinstance(value, dt.date):
@@ -45,12 +52,6 @@ class ApiForm(forms.Form):
             set_path(data, path, self.to_api(name, value))
             sections.add(section)
         return data, sections
-
-    def field_for_path(self, path: tuple) -> str | None:
-        for name, (field_path, _section) in self.PATHS.items():
-            if tuple(field_path) == tuple(path):
-                return name
-        return None
 
     def sections_with_fields(self) -> list["Section"]:
         """The form's sections in the order of SECTIONS, for the template."""

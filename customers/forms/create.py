@@ -1,8 +1,8 @@
 """The create page: the customer, with the KYC or KYB data that may go in the same request."""
 
-import re
-
 from django import forms
+
+from core.forms import ApiErrorsMixin
 
 from ..models import CustomerType
 from .api_form import NATIONAL_ID_FIELDS, NATIONAL_ID_ON_CREATE
@@ -10,7 +10,7 @@ from .kyb import BusinessDocumentFormSet, KybEdit, PersonFormSet
 from .kyc import IdentityDocumentFormSet, KycEdit
 
 
-class CustomerCreateForm(forms.Form):
+class CustomerCreateForm(ApiErrorsMixin, forms.Form):
     customer_type = forms.ChoiceField(choices=CustomerType.choices, label="Type", widget=forms.RadioSelect)
     email = forms.EmailField(label="E-mail", max_length=254)
     first_name = forms.CharField(label="First name", max_length=200, required=False, help_text="Individuals")
@@ -21,6 +21,14 @@ class CustomerCreateForm(forms.Form):
     )
     # Shown only once the mirror is found to know the e-mail already (the page lists them).
     same_email = forms.BooleanField(label="Create a new customer with this e-mail all the same", required=False)
+
+    api_fields = {
+        "customerType": "customer_type",
+        "email": "email",
+        "firstName": "first_name",
+        "lastName": "last_name",
+        "businessName": "business_name",
+    }
 
     def clean(self):
         data = super().clean()
@@ -42,20 +50,40 @@ ROW_FORMSETS = {
 }
 
 
-class CustomerCreate:
+class CustomerCreate(ApiErrorsMixin):
     """The create form, with the KYC data (an individual) or the KYB data (a business) that
     may go in the same POST /customers. Only the part of the chosen type is checked and sent;
     the other keeps what was typed, should the type be switched back."""
 
-    def __init__(self, data=None, files=None):
-        self.form = CustomerCreateForm(data)
+    def __init__(self, data=None, files=None, *, initial=None):
+        """Bound to `data` (a POST), or unbound with `initial` (the type chosen by the URL, or
+        what was typed before the type was chosen without script)."""
+        self.form = CustomerCreateForm(data, initial=initial)
         self.kyc = KycEdit(data, files, prefix="kyc")
         self.kyb = KybEdit(data, files)
         self.top_errors: list[str] = []
         # Customers the mirror knows with the e-mail typed, when it asks to confirm a new one.
         self.same_email: list = []
-        kind = data.get("customer_type") if data is not None else None
+        kind = (data if data is not None else initial or {}).get("customer_type")
         self.data_part = {CustomerType.INDIVIDUAL: self.kyc, CustomerType.BUSINESS: self.kyb}.get(kind)
+
+    @property
+    def shows_kyc(self) -> bool:
+        return self._shows(self.kyc)
+
+    @property
+    def shows_kyb(self) -> bool:
+        return self._shows(self.kyb)
+
+    def _shows(self, part) -> bool:
+        """The page renders the chosen type's data part, and the other only when it holds what
+        was typed (kept, hidden, should the type be switched back); else it comes on demand."""
+        if part is self.data_part:
+            return True
+        if not part.form.is_bound:
+            return False
+        rows = [self.kyc.documents] if part is self.kyc else [self.kyb.persons, self.kyb.documents]
+        return part.form.has_changed() or any(row.has_changed() for formset in rows for row in formset.forms)
 
     def is_valid(self) -> bool:
         valid = all([self.form.is_valid(), self.data_part is None or self.data_part.is_valid()])
@@ -84,24 +112,13 @@ class CustomerCreate:
             "sections": sections,
         }
 
-    def add_api_errors(self, errors) -> None:
-        """kycData/kybData paths onto their part; the top level onto the create form (its
-        fields are the API's names in snake case); the rest at the top."""
-        roots = {"kycData": self.kyc, "kybData": self.kyb}
-        parts: dict[str, list] = {"kycData": [], "kybData": []}
-        for error in errors:
-            root = str(error.path[0]) if error.path else ""
-            name = re.sub(r"([A-Z])", r"_\1", root).lower()
-            if root in roots:
-                parts[root].append(error)
-            elif name in self.form.fields and len(error.path) == 1:
-                self.form.add_error(name, error.message)
-            else:
-                self.top_errors.append(f"{error.field or 'Request'}: {error.message}")
-        for root, part in roots.items():
-            if parts[root]:
-                part.add_api_errors(parts[root])
-                self.top_errors += part.top_errors
+    def api_parts(self) -> dict:
+        """Where the API's errors go (core.forms.ApiErrorsMixin): the top level onto the create
+        form, kycData or kybData onto the part that was sent."""
+        return {"": self.form, **(self.data_part.api_parts() if self.data_part else {})}
+
+    def add_top_error(self, message: str) -> None:
+        self.top_errors.append(message)
 
     @property
     def open_part(self) -> str:

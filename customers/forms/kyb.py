@@ -4,6 +4,8 @@ from decimal import Decimal
 
 from django import forms
 
+from core.forms import ApiErrorsMixin
+
 from .. import choices
 from .api_form import ApiForm, check_national_id_triple
 from .fields import (
@@ -215,7 +217,7 @@ BusinessDocumentFormSet = forms.formset_factory(
 )
 
 
-class KybEdit:
+class KybEdit(ApiErrorsMixin):
     """The KYB editor: the business form, its persons and its documents, as one form.
 
     Arrays replace on the API: when any person (or document) row is filled, all the rows
@@ -293,21 +295,13 @@ class KybEdit:
             sections.add("business_documents")
         return data, sections
 
-    def add_api_errors(self, errors) -> None:
-        """VALIDATION_ERROR details onto the fields, rows included; the rest at the top."""
-        rows = {
-            "associatedPersons": [f for f in self.persons.rows_to_send() if f.api_data()[0]],
-            "businessDocuments": [f for f in self.documents.rows_to_send() if f.api_data()[0]],
+    def api_parts(self) -> dict:
+        """Where the API's errors go (core.forms.ApiErrorsMixin): the rows sent, in order."""
+        return {
+            "kybData": self.form,
+            f"kybData.{PERSONS}": [f for f in self.persons.rows_to_send() if f.api_data()[0]],
+            f"kybData.{DOCUMENTS}": [f for f in self.documents.rows_to_send() if f.api_data()[0]],
         }
-        for error in errors:
-            path = tuple(error.path[1:]) if error.path[:1] == ("kybData",) else tuple(error.path)
-            target, name = self.form, self.form.field_for_path(path)
-            if name is None and len(path) >= 3 and path[0] in rows and isinstance(path[1], int):
-                forms_list = rows[path[0]]
-                if path[1] < len(forms_list):
-                    target = forms_list[path[1]]
-                    name = target.field_for_path(path[2:])
-            if name is not None:
-                target.add_error(name, error.message)
-            else:
-                self.top_errors.append(f"{error.field or 'Request'}: {error.message}")
+
+    def add_top_error(self, message: str) -> None:
+        self.top_errors.append(message)

@@ -3,6 +3,7 @@
 from django import forms
 
 from core import labels
+from core.forms import ApiErrorsMixin
 
 from .. import choices
 from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_document_dates, check_national_id_triple
@@ -17,7 +18,7 @@ from .fields import (
     yes_no_field,
 )
 from .issues import DOCUMENT_ISSUES, DOCUMENT_SET, KYC_ASKS, documents_left_missing, mark
-from .rows import RowFormSet, row_formset, rows_filled, rows_valid, strip_root
+from .rows import RowFormSet, row_formset, rows_filled, rows_valid
 
 # While a document issue is open, the form's document is preset to what the review asks for;
 # a document holding only this is not sent.
@@ -145,7 +146,7 @@ IdentityDocumentFormSet = forms.formset_factory(
 )
 
 
-class KycEdit:
+class KycEdit(ApiErrorsMixin):
     """The KYC editor: the KYC form (holding the first identity document) and further
     identity documents as rows. Documents replace on the API: all of them are sent together.
 
@@ -227,19 +228,10 @@ class KycEdit:
                     self.form.add_error(name, "Upload this too, or the review finds it missing again.")
         return False
 
-    def add_api_errors(self, errors) -> None:
-        """VALIDATION_ERROR details onto the fields, document rows included; the rest at the top."""
-        documents = self._document_forms()
-        for error in errors:
-            path = strip_root(error.path, "kycData")
-            target, name = self.form, None
-            if len(path) >= 3 and path[0] == "documents" and isinstance(path[1], int):
-                if path[1] < len(documents):
-                    target = documents[path[1]]
-                    name = target.field_for_path(("documents", 0, *path[2:]) if target is self.form else path[2:])
-            else:
-                name = self.form.field_for_path(path)
-            if name is not None:
-                target.add_error(name, error.message)
-            else:
-                self.top_errors.append(f"{error.field or 'Request'}: {error.message}")
+    def api_parts(self) -> dict:
+        """Where the API's errors go (core.forms.ApiErrorsMixin): documents[i] is the i-th
+        document sent, the form's own first (whose fields it names "documents.0.…") when sent."""
+        return {"kycData": self.form, "kycData.documents": self._document_forms()}
+
+    def add_top_error(self, message: str) -> None:
+        self.top_errors.append(message)

@@ -27,7 +27,3 @@ def rows_valid(formset) -> bool:
 def rows_filled(formset) -> bool:
     """A bound formset with a row typed in or refused."""
     return formset.is_bound and any(form.has_changed() or form.errors for form in formset.forms)
-
-
-def strip_root(path, root: str) -> tuple:
-    return tuple(path[1:]) if tuple(path[:1]) == (root,) else tuple(path)

@@ -15,12 +15,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='customer',
             name='open_monitoring_alerts',
-            field=models.PositiveIntegerField(default=0),
+            field=models.PositiveIntegerField(default=0, db_default=0),
         ),
         migrations.AddField(
             model_name='customer',
             name='open_screening_alerts',
-            field=models.PositiveIntegerField(default=0),
+            field=models.PositiveIntegerField(default=0, db_default=0),
         ),
         migrations.AddIndex(
             model_name='customer',

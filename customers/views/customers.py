@@ -255,6 +255,20 @@ def create_customer(request):
     """Create a customer, with its KYC or KYB data in the same request when filled in."""
     if data := with_one_more_row(request):
         return render(request, "customers/create_customer.html", {"create": CustomerCreate(data, request.FILES)})
+    if request.method == "GET" or request.POST.get("choose_type"):
+        # The page offers the chosen type's data part only (`?customer_type=`); the other comes
+        # on demand: htmx asks for its slot when the type changes, and without script "Show its
+        # fields" posts what was typed so far to come back with them (nothing is sent).
+        source = request.GET if request.method == "GET" else request.POST
+        chosen = source.get("customer_type")
+        initial = {"customer_type": chosen} if chosen in CustomerType.values else {}
+        if request.method == "POST":
+            initial |= {name: request.POST.get(name, "") for name in CHOSEN_TYPE_KEEPS}
+        create = CustomerCreate(initial=initial)
+        template = "customers/create_customer.html"
+        if request.htmx and request.htmx.target in ("kyc-slot", "kyb-slot"):
+            template += f"#{request.htmx.target}"
+        return render(request, template, {"create": create})
     create = CustomerCreate(*bound(request))
     if request.method == "POST" and create.is_valid():
         customer = _create(request, create)
@@ -269,6 +283,10 @@ def create_customer(request):
                 return redirect(name, customer_id=customer.customer_id)
             return redirect("customers-view-customer", customer_id=customer.customer_id)
     return render(request, "customers/create_customer.html", {"create": create})
+
+
+# What "Show its fields" (without script) keeps of the form while the type is being chosen.
+CHOSEN_TYPE_KEEPS = ("email", "first_name", "last_name", "business_name", "add_data")
 
 
 def _create(request, create: CustomerCreate) -> Customer | None:

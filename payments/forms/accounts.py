@@ -1,7 +1,7 @@
 """Create forms of payment accounts, one per account type.
 
 Each checks locally what it can (formats, ranges), so that the obvious mistakes never reach the
-API; the API's own VALIDATION_ERROR details are mapped back onto the fields with `add_api_errors`.
+API; the API's own VALIDATION_ERROR details are mapped back onto the fields (core.forms.ApiErrorsMixin).
 """
 
 from django import forms

@@ -8,23 +8,22 @@ from ..rails import PAYMENT_METHOD_CHOICES, rail_currency
 from .fields import AmountField
 
 
+def _currency_field(label: str) -> forms.CharField:
+    """A currency by its label, suggested from the page's list; blank for the rail's own."""
+    return forms.CharField(
+        label=label,
+        max_length=64,
+        required=False,
+        help_text="Blank: the rail's own currency.",
+        widget=forms.TextInput(attrs={"list": "currency-labels"}),
+    )
+
+
 class ExchangeRateForm(ApiErrorsMixin, forms.Form):
     source_payment_method = forms.ChoiceField(label="From (rail or chain)", choices=PAYMENT_METHOD_CHOICES)
-    source_currency = forms.CharField(
-        label="Source currency",
-        max_length=64,
-        required=False,
-        help_text="Blank: the rail's own currency.",
-        widget=forms.TextInput(attrs={"list": "currency-labels"}),
-    )
+    source_currency = _currency_field("Source currency")
     destination_payment_method = forms.ChoiceField(label="To (rail or chain)", choices=PAYMENT_METHOD_CHOICES)
-    destination_currency = forms.CharField(
-        label="Destination currency",
-        max_length=64,
-        required=False,
-        help_text="Blank: the rail's own currency.",
-        widget=forms.TextInput(attrs={"list": "currency-labels"}),
-    )
+    destination_currency = _currency_field("Destination currency")
     source_amount = AmountField(label="Amount (optional)", required=False)
 
     api_fields = {

@@ -25,6 +25,17 @@ def describe_cron(expression: str) -> str:
         return expression
 
 
+def trigger_words(terms) -> str:
+    """When a rule runs, in plain words (its RuleTerms' schedule and threshold)."""
+    if terms.cron_schedule and terms.threshold_amount is not None:
+        return f"{describe_cron(terms.cron_schedule)}, when the source balance is at least {terms.threshold_amount}"
+    if terms.cron_schedule:
+        return describe_cron(terms.cron_schedule)
+    if terms.threshold_amount is not None:
+        return f"When the source balance reaches {terms.threshold_amount}"
+    return "—"
+
+
 def next_runs(expression: str, *, count: int = 3, now: dt.datetime | None = None) -> list[dt.datetime]:
     """The next `count` runs of a UTC cron expression, in the current (the member's) time zone;
     none for an expression that is not one."""
@@ -225,25 +236,20 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
 
     @classmethod
     def initial_from(cls, rule) -> dict:
-        """The edit form's values from a mirrored rule (currencies are objects in the mirror)."""
-        template, trigger = rule.transaction_template or {}, rule.trigger or {}
-        source, destination = template.get("source", {}), template.get("destination", {})
-
-        def label(value):
-            return value.get("label") or value.get("contractAddress", "") if isinstance(value, dict) else value or ""
-
+        """The edit form's values from a mirrored rule."""
+        terms = rule.terms
         return {
             "name": rule.name,
             "customer_id": rule.customer_upstream_id,
-            "source_account_id": source.get("sourcePaymentAccountId", ""),
-            "source_payment_method": source.get("sourcePaymentMethod", ""),
-            "source_currency": label(source.get("sourceCurrency")),
-            "destination_account_id": destination.get("destinationPaymentAccountId", ""),
-            "destination_payment_method": destination.get("destinationPaymentMethod", ""),
-            "destination_currency": label(destination.get("destinationCurrency")),
-            "amount": (template.get("amount") or {}).get("value"),
-            "developer_fee": (template.get("developerFee") or {}).get("developerFeeAmount"),
-            "trigger_type": "CRON" if trigger.get("cronSchedule") else "THRESHOLD",
-            "cron_schedule": trigger.get("cronSchedule", ""),
-            "threshold_amount": trigger.get("thresholdAmount"),
+            "source_account_id": terms.source_account_id,
+            "source_payment_method": terms.source_payment_method,
+            "source_currency": terms.source_currency,
+            "destination_account_id": terms.destination_account_id,
+            "destination_payment_method": terms.destination_payment_method,
+            "destination_currency": terms.destination_currency,
+            "amount": terms.amount,
+            "developer_fee": terms.developer_fee,
+            "trigger_type": "CRON" if terms.cron_schedule else "THRESHOLD",
+            "cron_schedule": terms.cron_schedule,
+            "threshold_amount": terms.threshold_amount,
         }

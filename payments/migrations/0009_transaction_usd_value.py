@@ -4,38 +4,29 @@ from django.db import migrations, models
 
 
 def backfill_usd_values(apps, schema_editor):
-    """The transactions the mirror holds already get their USD value (payments/usd.py)."""
-    from payments.usd import transaction_usd_value
+    """The transactions the mirror holds already get their USD value (payments/usd.py), in one
+    set-based UPDATE: a CASE over the same fixed table, rounded as the Python conversion rounds."""
+    from payments.usd import usd_value_fill_sql
 
-    Transaction = apps.get_model("payments", "Transaction")
-    fields = ("source_amount", "source_currency", "destination_amount", "destination_currency")
-    last = 0
-    while True:
-        batch = list(Transaction.objects.filter(pk__gt=last).order_by("pk").only("pk", *fields)[:2000])
-        if not batch:
-            return
-        for row in batch:
-            row.usd_value = transaction_usd_value(**{f: getattr(row, f) for f in fields})
-        Transaction.objects.bulk_update(batch, ["usd_value"])
-        last = batch[-1].pk
+    table = apps.get_model("payments", "Transaction")._meta.db_table
+    schema_editor.execute(usd_value_fill_sql(schema_editor.quote_name(table), schema_editor.connection.vendor))
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('customers', '0007_issue_customer_status'),
-        ('payments', '0008_quote_terms'),
+        ("customers", "0007_issue_customer_status"),
+        ("payments", "0008_quote_terms"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='transaction',
-            name='usd_value',
+            model_name="transaction",
+            name="usd_value",
             field=models.DecimalField(blank=True, decimal_places=2, max_digits=30, null=True),
         ),
         migrations.AddIndex(
-            model_name='transaction',
-            index=models.Index(fields=['customer', 'created_upstream_at', 'usd_value'], name='tx_customer_usd'),
+            model_name="transaction",
+            index=models.Index(fields=["customer", "created_upstream_at", "usd_value"], name="tx_customer_usd"),
         ),
         migrations.RunPython(backfill_usd_values, migrations.RunPython.noop),
     ]

@@ -19,6 +19,7 @@ payments.services.approval_writes.
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from audit.models import AuditEvent
@@ -50,6 +51,11 @@ RETURNED = Move(ApprovalStatus.APPROVED, ApprovalStatus.RETURNED, "approval.retu
 REOPEN = Move(ApprovalStatus.APPROVED, ApprovalStatus.PENDING, None)
 MOVES = (APPROVE, REJECT, WITHDRAW, EXPIRE, EXECUTED, FAILED, RETURNED, REOPEN)
 
+# Sent, in the move's database transaction, when a request ends without being approved
+# (rejected, withdrawn, expired), with `approval`: an app whose kind it is puts its record back.
+request_closed = Signal()
+CLOSING = (REJECT, WITHDRAW, EXPIRE)
+
 
 def audit_approval(
     *, actor, action: str, approval: ApprovalRequest, details: dict | None = None, outcome=SUCCESS
@@ -75,6 +81,8 @@ def _move(approval: ApprovalRequest, move: Move, *, actor=None, details: dict | 
         approval.refresh_from_db()
         if won and move.action:
             audit_approval(actor=actor, action=move.action, approval=approval, details=details, outcome=move.outcome)
+        if won and move in CLOSING:
+            request_closed.send(sender=ApprovalRequest, approval=approval)
     return bool(won)
 
 

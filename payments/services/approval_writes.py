@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from paymentsapi import ApiConnectionError, ApiUnavailable, PaymentsApiError, RateLimited, ValidationFailed
@@ -30,6 +31,21 @@ from .rules import automation_rule_create, automation_rule_update
 # A quote this close to its expiry is quoted again rather than risk it lapsing in flight.
 QUOTE_MARGIN = dt.timedelta(seconds=30)
 BPS = Decimal(10000)
+
+
+# The writes of the kinds an app above payments approves here (a monitoring rule going live):
+# kind -> write(actor=, approval=) answering (audit details, the request's fields it made).
+_REGISTERED: dict[str, Callable[..., tuple[dict, dict]]] = {}
+
+
+def register_write(kind: str, write: Callable[..., tuple[dict, dict]]) -> None:
+    """What approving a request of `kind` carries out, registered by the app that owns it (in
+    its AppConfig.ready): payments knows the request, the app knows what it approves."""
+    _REGISTERED[kind] = write
+
+
+def registered_writes() -> dict[str, Callable[..., tuple[dict, dict]]]:
+    return dict(_REGISTERED)
 
 
 class ApprovalWriteFailed(Exception):
@@ -90,6 +106,12 @@ def carry_out(*, actor, approval: ApprovalRequest) -> None:
         quote = _quote_to_execute(actor=actor, approval=approval)
         if quote is not None:
             _write(actor=actor, approval=approval, call=lambda: _execute(actor=actor, approval=approval, quote=quote))
+    elif approval.kind in _REGISTERED:
+        # No call upstream: the app's write and the request's EXECUTED are one transaction.
+        with transaction.atomic():
+            _write(
+                actor=actor, approval=approval, call=lambda: _REGISTERED[approval.kind](actor=actor, approval=approval)
+            )
     else:
         _write(actor=actor, approval=approval, call=lambda: _write_rule(actor=actor, approval=approval))
 

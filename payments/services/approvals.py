@@ -22,9 +22,10 @@ from django.utils import timezone
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote, Transaction
 from ..selectors import account_name, account_names
+from ..terms import RuleTerms
 from . import approval_states as states
 from .approval_states import audit_approval
-from .approval_writes import carry_out_once
+from .approval_writes import carry_out_once, registered_writes
 from .quotes import quote_execute, quote_needs_approval
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
@@ -32,6 +33,7 @@ PERMISSION_FOR = {
     ApprovalKind.EXECUTE_QUOTE: "move_money",
     ApprovalKind.CREATE_RULE: "manage_rules",
     ApprovalKind.CHANGE_RULE: "manage_rules",
+    ApprovalKind.MONITORING_RULE: "manage_monitoring",
 }
 
 
@@ -52,6 +54,15 @@ def _new_request(*, actor, kind: str, summary: str, payload: dict, **links) -> A
         )
         audit_approval(actor=actor, action="approval.request", approval=approval)
     return approval
+
+
+def approval_request_registered(*, actor, kind: str, summary: str, payload: dict) -> ApprovalRequest:
+    """Ask a checker to approve what an app above payments carries out (a kind whose write is
+    registered, approval_writes.register_write). `payload` holds what the write needs and what
+    the request's page shows: "facts" ([label, value] pairs) and "link" ({"url", "text"})."""
+    if kind not in registered_writes():
+        raise ValueError(f"No write is registered for approval requests of kind {kind!r}.")
+    return _new_request(actor=actor, kind=kind, summary=summary, payload=payload)
 
 
 def approval_request_execute(*, actor, quote: Quote, correlation_id: str = "") -> ApprovalRequest:
@@ -103,20 +114,16 @@ def execute_or_request_approval(*, actor, quote: Quote, correlation_id: str = ""
 
 
 def _rule_summary(verb: str, payload: dict) -> str:
-    template = payload["template"]
-    source, destination = template["source"], template["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
-    trigger = payload["trigger"]
+    terms = RuleTerms.from_api(payload["template"], payload["trigger"])
+    names = account_names(terms.source_account_id, terms.destination_account_id)
     when = (
-        f"on “{trigger['cronSchedule']}”"
-        if trigger.get("cronSchedule")
-        else f"when the balance reaches {trigger.get('thresholdAmount')}"
+        f"on “{terms.cron_schedule}”" if terms.cron_schedule else f"when the balance reaches {terms.threshold_amount}"
     )
     return (
-        f"{verb} rule “{payload['name']}”: {template['amount']['value']} {source['sourceCurrency']} "
-        f"from {account_name(names, source['sourcePaymentAccountId'])} to "
-        f"{account_name(names, destination['destinationPaymentAccountId'])} "
-        f"as {destination['destinationCurrency']}, {when}"
+        f"{verb} rule “{payload['name']}”: {terms.amount} {terms.source_currency} "
+        f"from {account_name(names, terms.source_account_id)} to "
+        f"{account_name(names, terms.destination_account_id)} "
+        f"as {terms.destination_currency}, {when}"
     )
 
 
@@ -198,7 +205,18 @@ def approval_approve(*, actor, approval: ApprovalRequest, note: str = "") -> App
     (approval_writes.carry_out_once); the checker's other requests answer with its outcome.
     The checker whose approval was interrupted (the API's answer lost) may press again: the
     same write is sent under the same key and replays the first answer."""
-    _check_checker(actor, approval)
+    try:
+        _check_checker(actor, approval)
+    except ApprovalRefused as refused:
+        if approval.maker_id == actor.pk:  # the maker's own approval: refused, and on the record
+            audit_approval(
+                actor=actor,
+                action="approval.approve",
+                approval=approval,
+                details={"why": "maker"},
+                outcome=states.AuditEvent.Outcome.DENIED,
+            )
+        raise refused
     states.approve(approval, checker=actor, note=note)
     if not (approval.status in APPROVED_BY_CHECKER and approval.checker_id == actor.pk):
         raise ApprovalRefused(_why_not(approval))

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.access import role_required
 from core.exports import filtered_export
 from core.forms import SUBMISSION_LOST, posted_submission
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial
 from paymentsapi import NotFound, PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message
 
@@ -26,11 +26,8 @@ PAGE_SIZE = 50
 @role_required("view_payments")
 @require_GET
 def list_payment_accounts(request):
-    filterset = PaymentAccountFilter(request.GET, queryset=PaymentAccount.objects.select_related("customer"))
-    queryset = filterset.qs if filterset.is_valid() else PaymentAccount.objects.none()
-    page = paginate_keyset(
-        queryset, ordering=("-first_seen_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE
-    )
+    accounts, ordering = PaymentAccount.objects.select_related("customer"), ("-first_seen_at", "-id")
+    filterset, page = filtered_page(request, PaymentAccountFilter, accounts, ordering=ordering, size=PAGE_SIZE)
     template = page_or_partial(request, "payments/accounts/list.html")
     return render(request, template, {"filter": filterset, "page": page})
 
@@ -116,7 +113,7 @@ def _create_payment_account(request):
                 details=form.details(),
             )
         except ValidationFailed as error:
-            form.add_api_errors(error.messages_by_field())
+            form.add_api_errors(error.field_errors)
         except PaymentsApiError as error:
             # Sending the same form again is safe: the back-office reads the API back first.
             form.add_error(None, api_error_message(error, write=True, repeatable=True))

@@ -6,12 +6,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import recent_auth_required, require_permission, role_required
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial
 from upstream.api_errors import InFlight, api_error_message
 
 from ..filters import ApprovalRequestFilter
 from ..forms.approvals import ApproveForm, RejectForm
-from ..forms.rules import describe_cron
+from ..forms.rules import trigger_words
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, Transaction
 from ..selectors import account_name, account_names
 from ..services.approval_writes import ApprovalWriteFailed
@@ -31,10 +31,11 @@ PAGE_SIZE = 50
 def list_approval_requests(request):
     """The requests waiting for a checker (by default), with maker, age and what they do."""
     data = request.GET if "status" in request.GET else {**request.GET.dict(), "status": ApprovalStatus.PENDING}
-    queryset = ApprovalRequest.objects.select_related("maker", "checker")
-    filterset = ApprovalRequestFilter(data, queryset=queryset)
-    rows = filterset.qs if filterset.is_valid() else ApprovalRequest.objects.none()
-    page = paginate_keyset(rows, ordering=("-created_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    requests = ApprovalRequest.objects.select_related("maker", "checker")
+    ordering = ("-created_at", "-id")
+    filterset, page = filtered_page(
+        request, ApprovalRequestFilter, requests, ordering=ordering, size=PAGE_SIZE, data=data
+    )
     template = page_or_partial(request, "payments/approvals/list.html")
     return render(request, template, {"filter": filterset, "page": page})
 
@@ -42,22 +43,17 @@ def list_approval_requests(request):
 def _figures(approval: ApprovalRequest) -> dict:
     """What the request would do, with accounts by name rather than bare ids."""
     if approval.kind == ApprovalKind.EXECUTE_QUOTE:
-        quote = approval.quote
-        names = account_names(quote.source_account_id, quote.destination_account_id)
-        return {
-            "quote": quote,
-            "source_name": account_name(names, quote.source_account_id),
-            "destination_name": account_name(names, quote.destination_account_id),
-        }
-    template = approval.payload["template"]
-    source, destination = template["source"], template["destination"]
-    names = account_names(source["sourcePaymentAccountId"], destination["destinationPaymentAccountId"])
-    cron = approval.payload["trigger"].get("cronSchedule")
+        ends, figures = approval.quote, {"quote": approval.quote}
+    elif "template" not in approval.payload:  # a kind of an app above payments: its own words
+        return {"facts": approval.payload.get("facts", []), "link": approval.payload.get("link")}
+    else:
+        ends = approval.rule_terms
+        figures = {"terms": ends, "trigger_words": trigger_words(ends)}
+    names = account_names(ends.source_account_id, ends.destination_account_id)
     return {
-        "template": template,
-        "source_name": account_name(names, source["sourcePaymentAccountId"]),
-        "destination_name": account_name(names, destination["destinationPaymentAccountId"]),
-        "cron_words": describe_cron(cron) if cron else "",
+        **figures,
+        "source_name": account_name(names, ends.source_account_id),
+        "destination_name": account_name(names, ends.destination_account_id),
     }
 
 

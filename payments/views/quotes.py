@@ -83,7 +83,7 @@ def preview_quote(request):
 
 def _put_api_errors(form: QuoteForm, exc: PaymentsApiError) -> None:
     if isinstance(exc, ValidationFailed):
-        form.add_api_errors(exc.messages_by_field())
+        form.add_api_errors(exc.field_errors)
         if not exc.field_errors:
             form.add_error(None, exc.message)
     else:

@@ -30,7 +30,7 @@ def calculate_exchange_rate(request):
                 amount=data["source_amount"],
             )
         except ValidationFailed as exc:
-            form.add_api_errors(exc.messages_by_field())
+            form.add_api_errors(exc.field_errors)
         except PaymentsApiError as exc:
             error = api_error_message(exc, write=False)
     template = page_or_partial(request, "payments/rates/calculator.html", "calculator")

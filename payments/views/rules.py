@@ -7,10 +7,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import role_required
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial
 
 from ..filters import AutomationRuleFilter
-from ..forms.rules import AutomationRuleForm, describe_cron
+from ..forms.rules import AutomationRuleForm, trigger_words
 from ..models import AutomationRule, PaymentAccount
 from ..rails import FIAT_CURRENCIES, TOKENS
 from ..selectors import RULE_CORRELATION_PREFIX, accounts_by_id, transactions_listed
@@ -19,30 +19,15 @@ from ..services.approvals import approval_request_rule_change, approval_request_
 PAGE_SIZE = 50
 
 
-def trigger_words(trigger: dict) -> str:
-    if trigger.get("cronSchedule") and trigger.get("thresholdAmount") is not None:
-        schedule = describe_cron(trigger["cronSchedule"])
-        return f"{schedule}, when the source balance is at least {trigger['thresholdAmount']}"
-    if trigger.get("cronSchedule"):
-        return describe_cron(trigger["cronSchedule"])
-    if trigger.get("thresholdAmount") is not None:
-        return f"When the source balance reaches {trigger['thresholdAmount']}"
-    return "—"
-
-
 @role_required("view_payments")
 @require_GET
 def list_automation_rules(request):
-    filterset = AutomationRuleFilter(request.GET, queryset=AutomationRule.objects.select_related("customer"))
-    queryset = filterset.qs if filterset.is_valid() else AutomationRule.objects.none()
-    page = paginate_keyset(queryset, ordering=("-id",), cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    rules = AutomationRule.objects.select_related("customer")
+    filterset, page = filtered_page(request, AutomationRuleFilter, rules, ordering=("-id",), size=PAGE_SIZE)
     ends = []
     for rule in page.items:
-        rule.trigger_words = trigger_words(rule.trigger or {})
-        ends += [
-            rule.source_account_id,
-            (rule.transaction_template.get("destination") or {}).get("destinationPaymentAccountId", ""),
-        ]
+        rule.trigger_words = trigger_words(rule.terms)
+        ends += [rule.terms.source_account_id, rule.terms.destination_account_id]
     template = page_or_partial(request, "payments/rules/list.html")
     return render(request, template, {"filter": filterset, "page": page, "accounts": accounts_by_id(*ends)})
 
@@ -52,14 +37,10 @@ def list_automation_rules(request):
 def view_automation_rule(request, pk):
     """One rule: what it does, its accounts by name, the transactions it made, its history."""
     rule = get_object_or_404(AutomationRule.objects.select_related("customer"), pk=pk)
-    template = rule.transaction_template or {}
     context = {
         "rule": rule,
-        "trigger_words": trigger_words(rule.trigger or {}),
-        "accounts": accounts_by_id(
-            (template.get("source") or {}).get("sourcePaymentAccountId", ""),
-            (template.get("destination") or {}).get("destinationPaymentAccountId", ""),
-        ),
+        "trigger_words": trigger_words(rule.terms),
+        "accounts": accounts_by_id(rule.terms.source_account_id, rule.terms.destination_account_id),
         "transactions": transactions_listed().filter(correlation_id=f"{RULE_CORRELATION_PREFIX}{rule.rule_id}")[:20],
         "history": rule.changes.order_by("-recorded_at", "-id")[:50],
     }

@@ -9,7 +9,7 @@ from core import labels
 from core.access import role_required
 from core.exports import filtered_export
 from core.live import live_response, live_url, live_view, render_parts
-from core.views import page_or_partial, paginate_keyset
+from core.views import filtered_page, page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import api_error_message
 
@@ -95,10 +95,9 @@ def instruction_rows(instructions: dict | None) -> list[tuple[str, str, str]]:
 @role_required("view_payments")
 @require_GET
 def list_transactions(request):
-    filterset = TransactionFilter(request.GET, queryset=transactions_listed())
-    queryset = filterset.qs if filterset.is_valid() else Transaction.objects.none()
-    page = paginate_keyset(
-        queryset, ordering=("-created_upstream_at", "-id"), cursor=request.GET.get("cursor"), size=PAGE_SIZE
+    ordering = ("-created_upstream_at", "-id")
+    filterset, page = filtered_page(
+        request, TransactionFilter, transactions_listed(), ordering=ordering, size=PAGE_SIZE
     )
     context = {"filter": filterset, "page": page}
     return render(request, page_or_partial(request, "payments/transactions/list.html"), context)

@@ -41,3 +41,14 @@ document.addEventListener("change", (event) => {
   const row = box.closest(".row-card");
   if (row) row.classList.toggle("marked-removed", box.checked);
 });
+
+// The create page renders the chosen type's KYC or KYB part only: the other is asked for when
+// its type is chosen, once (what is typed in it then stays, hidden, if the type changes back).
+document.addEventListener("change", (event) => {
+  const radio = event.target;
+  if (!(radio instanceof HTMLInputElement) || radio.name !== "customer_type" || !radio.checked) return;
+  const slot = document.getElementById(radio.value === "BUSINESS" ? "kyb-slot" : "kyc-slot");
+  if (!slot || !slot.hasAttribute("data-empty") || !window.htmx) return;
+  slot.removeAttribute("data-empty");
+  window.htmx.ajax("GET", slot.dataset.url, { target: slot, swap: "outerHTML" });
+});

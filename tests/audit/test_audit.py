@@ -58,10 +58,10 @@ def test_audit_page_filters(client_as):
     client = client_as("auditor")
     AuditEventFactory.create_batch(3, action="customer.update", actor_username="alice")
     AuditEventFactory.create_batch(2, action="transaction.cancel", actor_username="bob")
-    html = client.get(reverse("core-list-audit-events"), {"action": "transaction.cancel"}).content.decode()
+    html = client.get(reverse("audit-list-events"), {"action": "transaction.cancel"}).content.decode()
     assert html.count("transaction.cancel") >= 2
     assert "customer.update</td>" not in html
-    html = client.get(reverse("core-list-audit-events"), {"actor": "alice"}).content.decode()
+    html = client.get(reverse("audit-list-events"), {"actor": "alice"}).content.decode()
     assert html.count("<td>alice</td>") == 3
 
 
@@ -71,12 +71,12 @@ def test_audit_page_date_range(client_as):
     AuditEvent.objects.filter(action="old.thing").update(created_at=timezone.now() - dt.timedelta(days=10))
     AuditEventFactory(action="new.thing")
     since = (timezone.now() - dt.timedelta(days=1)).date().isoformat()
-    html = client.get(reverse("core-list-audit-events"), {"since": since}).content.decode()
+    html = client.get(reverse("audit-list-events"), {"since": since}).content.decode()
     assert "new.thing" in html and "old.thing" not in html
 
 
 def test_audit_page_bad_date_is_a_clear_error(client_as):
-    html = client_as("auditor").get(reverse("core-list-audit-events"), {"since": "yesterday"}).content.decode()
+    html = client_as("auditor").get(reverse("audit-list-events"), {"since": "yesterday"}).content.decode()
     assert "Check the filters" in html
 
 
@@ -85,14 +85,14 @@ def test_audit_page_keyset_pagination_walks_every_event_once(client_as, django_a
     AuditEvent.objects.all().delete()
     AuditEventFactory.create_batch(120)
     client.get(reverse("home"))  # the session's first touch is a write of its own
-    seen, url, pages = [], reverse("core-list-audit-events"), 0
+    seen, url, pages = [], reverse("audit-list-events"), 0
     while url:
         # The page's own four, the names of its targets (customers) and the actors suggested.
         with django_assert_max_num_queries(6):
             response = client.get(url)
         page = response.context["page"]
         seen += [e.pk for e in page.items]
-        url = f"{reverse('core-list-audit-events')}?cursor={page.next_cursor}" if page.next_cursor else None
+        url = f"{reverse('audit-list-events')}?cursor={page.next_cursor}" if page.next_cursor else None
         pages += 1
     assert pages == 3
     assert sorted(seen) == sorted(AuditEvent.objects.values_list("pk", flat=True))
@@ -101,7 +101,7 @@ def test_audit_page_keyset_pagination_walks_every_event_once(client_as, django_a
 
 def test_audit_page_htmx_request_gets_only_the_results(client_as):
     client = client_as("auditor")
-    response = client.get(reverse("core-list-audit-events"), HTTP_HX_REQUEST="true")
+    response = client.get(reverse("audit-list-events"), HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert html.lstrip().startswith('<div id="results">')
     assert "<html" not in html
@@ -110,7 +110,7 @@ def test_audit_page_htmx_request_gets_only_the_results(client_as):
 def test_garbage_cursor_starts_from_the_first_page(client_as):
     AuditEventFactory.create_batch(3, action="thing.do")
     response = client_as("auditor").get(
-        reverse("core-list-audit-events"), {"cursor": "!!not-a-cursor", "action": "thing.do"}
+        reverse("audit-list-events"), {"cursor": "!!not-a-cursor", "action": "thing.do"}
     )
     assert response.status_code == 200
     assert len(response.context["page"].items) == 3
@@ -134,7 +134,7 @@ def test_audit_page_speaks_staff_words_with_the_codes_on_hover(client_as):
         details={"before": ["compliance"], "after": ["compliance_lead"]},
     )
 
-    html = client_as("auditor").get(reverse("core-list-audit-events")).content.decode()
+    html = client_as("auditor").get(reverse("audit-list-events")).content.decode()
 
     assert '<td title="customer.decide">Decided the case</td>' in html
     assert 'Decision: <span title="escalated">Escalated</span>' in html and "Escalation level: 2" in html
@@ -152,11 +152,11 @@ def test_audit_page_speaks_staff_words_with_the_codes_on_hover(client_as):
 def test_the_action_filter_suggests_known_actions_in_words_and_takes_any(client_as):
     AuditEventFactory(action="customer.brand_new_step")
     client = client_as("auditor")
-    html = client.get(reverse("core-list-audit-events")).content.decode()
+    html = client.get(reverse("audit-list-events")).content.decode()
     assert 'list="id_action-suggestions"' in html
     suggestions = re.search(r'<datalist id="id_action-suggestions">(.*?)</datalist>', html).group(1)
     assert '<option value="customer.update_kyc">' in suggestions and "customer.brand_new_step" not in suggestions
-    typed = client.get(reverse("core-list-audit-events"), {"action": "customer.brand_new_step"}).content.decode()
+    typed = client.get(reverse("audit-list-events"), {"action": "customer.brand_new_step"}).content.decode()
     assert "Check the filters" not in typed and typed.count('title="customer.brand_new_step"') == 1
 
 
@@ -182,8 +182,8 @@ def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, djang
         AuditEventFactory(target_kind=kind, target_id=str(target_id))
     client.get(reverse("home"))
     with django_assert_max_num_queries(4 + 6 + 1):  # the page, a query per kind, the actor suggestions
-        html = client.get(reverse("core-list-audit-events")).content.decode()
-    assert f'<a href="{reverse("core-view-staff", args=[member.pk])}" title="User {member.pk}">dana</a>' in html
+        html = client.get(reverse("audit-list-events")).content.decode()
+    assert f'<a href="{reverse("staff-view-staff", args=[member.pk])}" title="User {member.pk}">dana</a>' in html
     assert f'href="{reverse("customers-view-customer", args=[customer.customer_id])}"' in html
     assert ">Helix Analytics</a>" in html
     assert ">Quote of 250.00 USD → USDC</a>" in html
@@ -196,9 +196,9 @@ def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, djang
     assert not re.search(r">\s*User\s*</span>\s*<code>\d+", rows)
     assert not re.search(r"User \d+<", rows.replace('title="User', ""))
     # An auditor reads the member's name, with no link to a staff page the role may not open.
-    auditor_html = client_as("auditor").get(reverse("core-list-audit-events")).content.decode()
+    auditor_html = client_as("auditor").get(reverse("audit-list-events")).content.decode()
     assert f'<span title="User {member.pk}">dana</span>' in auditor_html
-    assert reverse("core-view-staff", args=[member.pk]) not in auditor_html
+    assert reverse("staff-view-staff", args=[member.pk]) not in auditor_html
 
 
 def test_a_page_of_many_targets_names_them_in_one_query_per_kind(client_as, django_assert_max_num_queries):
@@ -210,12 +210,12 @@ def test_a_page_of_many_targets_names_them_in_one_query_per_kind(client_as, djan
         AuditEventFactory(target_kind="user", target_id=str(member.pk))
     client.get(reverse("home"))
     with django_assert_max_num_queries(4 + 2 + 1):
-        client.get(reverse("core-list-audit-events"))
+        client.get(reverse("audit-list-events"))
 
 
 def test_the_actor_filter_suggests_members(client_as):
     client = client_as("auditor")
     StaffUserFactory(username="zoe-ops")
-    html = client.get(reverse("core-list-audit-events")).content.decode()
+    html = client.get(reverse("audit-list-events")).content.decode()
     assert 'list="id_actor-suggestions"' in html
     assert '<option value="zoe-ops">' in html

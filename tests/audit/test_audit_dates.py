@@ -68,9 +68,7 @@ def test_the_page_uses_the_zone_kept_for_the_user(client, make_staff):
     client.force_login(user)
     _event_at("utc-day-only", dt.datetime(2026, 3, 10, 16, 0, tzinfo=UTC))
     _event_at("tokyo-day", dt.datetime(2026, 3, 9, 16, 0, tzinfo=UTC))
-    html = client.get(
-        reverse("core-list-audit-events"), {"since": "2026-03-10", "until": "2026-03-10"}
-    ).content.decode()
+    html = client.get(reverse("audit-list-events"), {"since": "2026-03-10", "until": "2026-03-10"}).content.decode()
     assert "tokyo-day" in html and "utc-day-only" not in html
 
 

@@ -222,8 +222,9 @@ def test_create_an_individual_with_kyc_and_two_documents(page, live_server, make
     log_in(page, live_server, "compliance-user")
     page.goto(f"{live_server.url}/customers/new")
     page.get_by_label("Individual").check()
-    # Only the chosen type's data part is offered (a stylesheet rule, no script).
-    expect(page.locator(".kyb-part")).to_be_hidden()
+    # Only the chosen type's data part is offered: the page rendered neither, its slot is fetched.
+    expect(page.locator(".kyc-part")).to_be_visible()
+    expect(page.locator(".kyb-part")).to_have_count(0)
     page.get_by_role("textbox", name="E-mail", exact=True).first.fill("grace@example.com")
     page.get_by_label("First name", exact=True).fill("Grace")
     page.get_by_label("Last name", exact=True).fill("Hopper")
@@ -231,6 +232,14 @@ def test_create_an_individual_with_kyc_and_two_documents(page, live_server, make
     kyc.get_by_text("KYC data of the individual (optional)").click()
     kyc.get_by_label("ID type").select_option("ssn")
     kyc.get_by_label("ID number").fill("123456789")
+    # The business part is fetched when its type is chosen; back to an individual, what was
+    # typed in the KYC part is still there.
+    page.get_by_label("Business", exact=True).check()
+    expect(page.locator(".kyb-part")).to_be_visible()
+    expect(kyc).to_be_hidden()
+    page.get_by_label("Individual").check()
+    expect(page.locator(".kyb-part")).to_be_hidden()
+    expect(kyc.get_by_label("ID number")).to_have_value("123456789")
     kyc.get_by_label("Issuing country").select_option("US")
     kyc.get_by_label("Document type").select_option("GOVERNMENT_ID")
     kyc.get_by_label("Document kind").select_option("NATIONAL_ID")

@@ -22,7 +22,7 @@ def test_the_browser_zone_is_kept_and_used(page, live_server, make_staff, screen
 
     customer = CustomerFactory(name="Ada Lovelace", status_since=dt.datetime(2026, 1, 15, 9, 5, tzinfo=dt.UTC))
     user = make_staff("compliance")
-    detect_url = f"{live_server.url}{reverse('core-set-time-zone')}"
+    detect_url = f"{live_server.url}{reverse('staff-set-time-zone')}"
     # The home page sends the zone once it has loaded: wait for the server's answer (it has
     # kept the zone by then), however long a loaded machine takes.
     with page.expect_response(lambda r: r.url == detect_url and r.request.method == "POST") as detected:

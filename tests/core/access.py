@@ -14,21 +14,21 @@ def _member():
 
 ACCESS = {
     "home": Access(ANY_STAFF),
-    "core-list-audit-events": Access(frozenset({"admin", "auditor"})),
-    "core-export-audit-events": Access(frozenset({"admin", "auditor"})),
-    "core-set-time-zone": Access(ANY_STAFF, method="post", data=lambda: {"time_zone": "Europe/Berlin"}, form=True),
-    "core-list-staff": Access(ADMINS),
-    "core-view-staff": Access(ADMINS, kwargs=_member),
+    "audit-list-events": Access(frozenset({"admin", "auditor"})),
+    "audit-export-events": Access(frozenset({"admin", "auditor"})),
+    "staff-set-time-zone": Access(ANY_STAFF, method="post", data=lambda: {"time_zone": "Europe/Berlin"}, form=True),
+    "staff-list-staff": Access(ADMINS),
+    "staff-view-staff": Access(ADMINS, kwargs=_member),
     # The page of the new member's set-password link answers 200.
-    "core-create-staff": Access(
+    "staff-create-staff": Access(
         ADMINS, method="post", data=lambda: {"username": "matrix-new", "roles": ["auditor"]}, allowed=200, form=True
     ),
-    "core-change-staff-roles": Access(
+    "staff-change-staff-roles": Access(
         ADMINS, method="post", kwargs=_member, data=lambda: {"roles": ["operations"]}, form=True
     ),
-    "core-deactivate-staff": Access(ADMINS, method="post", kwargs=_member, form=True),
-    "core-reactivate-staff": Access(ADMINS, method="post", kwargs=_member, form=True),
-    "core-reset-staff-mfa": Access(ADMINS, method="post", kwargs=_member, form=True),
-    "core-unlock-staff": Access(ADMINS, method="post", kwargs=_member, form=True),
-    "core-create-staff-password-link": Access(ADMINS, method="post", kwargs=_member, allowed=200, form=True),
+    "staff-deactivate-staff": Access(ADMINS, method="post", kwargs=_member, form=True),
+    "staff-reactivate-staff": Access(ADMINS, method="post", kwargs=_member, form=True),
+    "staff-reset-staff-mfa": Access(ADMINS, method="post", kwargs=_member, form=True),
+    "staff-unlock-staff": Access(ADMINS, method="post", kwargs=_member, form=True),
+    "staff-create-staff-password-link": Access(ADMINS, method="post", kwargs=_member, allowed=200, form=True),
 }

@@ -74,7 +74,7 @@ def test_role_matrix(client_as, role, name):
 
 
 def test_403_page_names_the_roles_that_may(client_as):
-    response = client_as("compliance").get(reverse("core-list-audit-events"))
+    response = client_as("compliance").get(reverse("audit-list-events"))
     assert response.status_code == 403
     assert (
         'needs the role <strong><span title="admin">Admin</span> or <span title="auditor">Auditor</span></strong>'

@@ -18,7 +18,7 @@ REFUSED = [
     ("customers-export-customers", "customers-list-customers", "compliance", "updated_since=2026-02-31"),
     ("payments-export-transactions", "payments-list-transactions", "operations", "status=BOGUS"),
     ("payments-export-payment-accounts", "payments-list-payment-accounts", "operations", "status=BOGUS"),
-    ("core-export-audit-events", "core-list-audit-events", "auditor", "since=2026-02-31"),
+    ("audit-export-events", "audit-list-events", "auditor", "since=2026-02-31"),
 ]
 
 
@@ -61,7 +61,7 @@ def test_an_export_that_fails_midway_ends_with_a_line_that_says_so(client_as, mo
     monkeypatch.setattr(exports, "CHUNK_ROWS", 10)
     monkeypatch.setattr(exports, "CHUNK_BYTES", 512)
     AuditEventFactory.create_batch(200, action="staff.add")
-    answer = client_as("auditor").get(reverse("core-export-audit-events"))
+    answer = client_as("auditor").get(reverse("audit-export-events"))
     assert answer.status_code == 200
     chunks = iter(answer.streaming_content)
     received = [next(chunks), next(chunks)]  # the header, then the first rows

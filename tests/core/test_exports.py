@@ -88,7 +88,7 @@ def test_review_queue_export_carries_codes_and_their_staff_words(client_as):
 def test_exports_are_in_utc_whatever_the_staff_zone(client_as):
     CustomerFactory(status="UNDER_REVIEW", status_since=AT)
     client = client_as("compliance")
-    client.post(reverse("core-set-time-zone"), {"time_zone": "Europe/Berlin"})
+    client.post(reverse("staff-set-time-zone"), {"time_zone": "Europe/Berlin"})
     assert StaffPreference.objects.get().time_zone == "Europe/Berlin"
 
     records = records_of(client.get(reverse("customers-export-customers")))
@@ -120,7 +120,7 @@ def test_audit_log_export_follows_the_filters(client_as):
     AuditEventFactory(action="customer.update", details={"sections": ["kyc"]})
     AuditEventFactory(action="auth.login")
 
-    rows = rows_of(client_as("auditor").get(reverse("core-export-audit-events"), {"action": "customer.update"}))
+    rows = rows_of(client_as("auditor").get(reverse("audit-export-events"), {"action": "customer.update"}))
 
     assert rows[0][:4] == ["createdAt", "actor", "action", "actionLabel"]
     assert [r[2] for r in rows[1:]] == ["customer.update"]
@@ -133,7 +133,7 @@ def test_audit_log_export_follows_the_filters(client_as):
 def test_audit_log_export_names_the_actions(client_as):
     AuditEventFactory(action="customer.decide", details={"decision": "escalated"})
     AuditEventFactory(action="staff.change_roles")
-    records = records_of(client_as("auditor").get(reverse("core-export-audit-events")))
+    records = records_of(client_as("auditor").get(reverse("audit-export-events")))
     assert {r["action"]: r["actionLabel"] for r in records} == {
         "customer.decide": "Decided the case",
         "staff.change_roles": "Changed the roles",
@@ -162,7 +162,7 @@ def test_webhook_inbox_export_follows_the_state_and_leaves_payloads_out(client_a
         ("customers-export-customers", "customers-list-customers"),
         ("payments-export-transactions", "payments-list-transactions"),
         ("payments-export-payment-accounts", "payments-list-payment-accounts"),
-        ("core-export-audit-events", "core-list-audit-events"),
+        ("audit-export-events", "audit-list-events"),
         ("mirror-export-inbox-events", "mirror-list-inbox-events"),
     ],
 )
@@ -178,11 +178,11 @@ def test_the_filters_dates_are_the_pages_own_zone(client_as):
     event = AuditEventFactory(action="customer.update")
     AuditEvent.objects.filter(pk=event.pk).update(created_at=AT)  # 16 January in Berlin
     client = client_as("auditor")
-    client.post(reverse("core-set-time-zone"), {"time_zone": "Europe/Berlin"})
+    client.post(reverse("staff-set-time-zone"), {"time_zone": "Europe/Berlin"})
     query = {"since": "2026-01-16", "action": "customer.update"}
 
-    page = client.get(reverse("core-list-audit-events"), query).content.decode()
-    rows = rows_of(client.get(reverse("core-export-audit-events"), query))
+    page = client.get(reverse("audit-list-events"), query).content.decode()
+    rows = rows_of(client.get(reverse("audit-export-events"), query))
 
     assert event.target_id in page
     assert "2026-01-16 00:30:05" in page

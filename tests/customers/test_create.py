@@ -63,13 +63,61 @@ def national_id() -> dict:
     }
 
 
-def test_the_page_offers_the_kyc_and_kyb_parts(reviewer):
+def test_the_page_renders_only_the_chosen_types_part_and_the_other_on_demand(reviewer):
     html = reviewer.get(URL).content.decode()
-    assert "KYC data of the individual (optional)" in html and "KYB data of the business (optional)" in html
-    assert 'name="kyc-legal_first_name"' in html and 'name="kyb-legal_business_name"' in html
-    assert 'name="persons-0-legal_first_name"' in html and 'enctype="multipart/form-data"' in html
+    # No type chosen: neither part, two empty slots that say where their part comes from.
+    assert "KYC data of the individual (optional)" not in html and "KYB data of the business (optional)" not in html
+    assert f'id="kyc-slot" class="data-slot" data-empty data-url="{URL}?customer_type=INDIVIDUAL"' in html
+    assert f'id="kyb-slot" class="data-slot" data-empty data-url="{URL}?customer_type=BUSINESS"' in html
+    assert 'enctype="multipart/form-data"' in html and 'name="choose_type"' in html
+
+    business = reviewer.get(URL, {"customer_type": "BUSINESS"}).content.decode()
+    assert "KYB data of the business (optional)" in business and "KYC data of the individual" not in business
+    assert 'name="kyb-legal_business_name"' in business and 'name="persons-0-legal_first_name"' in business
+    assert 'name="kyc-legal_first_name"' not in business
+    assert 'value="BUSINESS" id="id_customer_type_1" required checked' in business
     # Rows of a customer that does not exist yet come from the create page's own URLs.
-    assert f'hx-get="{reverse("customers-add-new-row")}?kind=persons"' in html
+    assert f'hx-get="{reverse("customers-add-new-row")}?kind=persons"' in business
+    assert len(business) < len(html) + len(slot_of(reviewer, "kyb-slot", "BUSINESS")) + 2000
+
+
+def slot_of(client, target: str, kind: str) -> str:
+    return client.get(
+        URL, {"customer_type": kind}, headers={"HX-Request": "true", "HX-Target": target}
+    ).content.decode()
+
+
+def test_htmx_fetches_the_slot_of_the_chosen_type_alone(reviewer):
+    kyc = slot_of(reviewer, "kyc-slot", "INDIVIDUAL")
+    assert kyc.strip().startswith('<div id="kyc-slot" class="data-slot">')
+    assert 'name="kyc-legal_first_name"' in kyc and "<html" not in kyc and 'name="email"' not in kyc
+    kyb = slot_of(reviewer, "kyb-slot", "BUSINESS")
+    assert 'name="kyb-legal_business_name"' in kyb and 'name="kyc-legal_first_name"' not in kyb
+
+
+def test_without_script_choosing_the_type_brings_its_part_and_keeps_what_was_typed(reviewer, upstream):
+    response = reviewer.post(
+        URL,
+        marked(
+            {"customer_type": "INDIVIDUAL", "email": "grace@example.com", "first_name": "Grace", "choose_type": "1"}
+        ),
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and not Customer.objects.exists()
+    assert "KYC data of the individual (optional)" in html and "KYB data of the business" not in html
+    assert 'value="grace@example.com"' in html and 'value="Grace"' in html
+    assert "Check the fields marked below" not in html  # nothing was checked yet
+
+
+def test_a_refused_form_keeps_the_other_types_typed_part_hidden_but_there(reviewer):
+    """Typed into the KYB part, then switched to an individual: the page that comes back keeps
+    both, as the browser had them."""
+    html = reviewer.post(
+        URL, individual(first_name="", **{"kyb-legal_business_name": "Acme Ltd", **national_id()})
+    ).content.decode()
+    assert "Check the fields marked below" in html
+    assert 'name="kyb-legal_business_name"' in html and 'value="Acme Ltd"' in html
+    assert 'name="kyc-national_id_number_kept" value="' in html  # the ID number, kept sealed
 
 
 def test_individual_with_kyc_goes_under_review_in_one_call(reviewer, upstream):

@@ -331,10 +331,10 @@ def test_a_refused_decision_is_marked_refused_on_the_timeline_and_in_the_audit_l
     assert "<strong>Refused: Decided the case</strong>" in html
     assert 'class="badge outcome-denied" title="denied">refused</span>' in html
 
-    audit = client.get(reverse("core-list-audit-events"), {"actor": "rita"}).content.decode()
+    audit = client.get(reverse("audit-list-events"), {"actor": "rita"}).content.decode()
     assert 'title="customer.decide">Refused: Decided the case</td>' in audit
     # A decision that went through reads as done.
     with transaction.atomic():
         audit_record(actor=None, action="customer.decide", target_kind="customer", target_id=customer.customer_id)
-    audit = client.get(reverse("core-list-audit-events"), {"action": "customer.decide"}).content.decode()
+    audit = client.get(reverse("audit-list-events"), {"action": "customer.decide"}).content.decode()
     assert 'title="customer.decide">Decided the case</td>' in audit

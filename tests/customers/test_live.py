@@ -155,7 +155,7 @@ def test_deactivating_the_member_ends_the_pollers_token(reviewer, under_review, 
     authenticated_now(admin, admin_user)
     member = get_user_model().objects.get(username="compliance-user")
 
-    assert admin.post(reverse("core-deactivate-staff", kwargs={"pk": member.pk})).status_code == 302
+    assert admin.post(reverse("staff-deactivate-staff", kwargs={"pk": member.pk})).status_code == 302
     member.refresh_from_db()
     assert not member.is_active
 

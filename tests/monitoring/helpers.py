@@ -12,11 +12,21 @@ from monitoring.services import rule_approve, rule_create, rule_submit
 from tests.factories import CustomerFactory, PaymentAccountFactory, StaffUserFactory, TransactionFactory
 
 
+def admin():
+    """A staff member in the admin role (who may draft and approve monitoring rules)."""
+    from tests.conftest import role_group
+
+    user = StaffUserFactory()
+    user.groups.add(role_group("admin"))
+    return user
+
+
 def live_rule(kind: str, name: str = "", **params) -> MonitoringRule:
-    """A rule of `kind` drafted by one admin and approved by another."""
+    """A rule of `kind` drafted by one admin and approved by another, through the approval
+    request its submission made."""
     from monitoring.rules import default_params
 
-    maker, checker = StaffUserFactory(), StaffUserFactory()
+    maker, checker = admin(), admin()
     rule = rule_create(user=maker, name=name or kind, kind=kind, params={**default_params(kind), **params})
     rule_submit(user=maker, rule=rule)
     rule_approve(user=checker, rule=rule)

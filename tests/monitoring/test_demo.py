@@ -19,8 +19,12 @@ def test_the_demo_opens_on_a_structuring_series_a_sanctioned_wallet_and_a_sancti
     settings.PAYMENTS_API_IN_PROCESS = True
     with open("/dev/null", "w") as quiet, django_capture_on_commit_callbacks(execute=True):
         call_command("seed_demo", server="http://testserver", stdout=quiet)
-    rules = list(MonitoringRule.objects.select_related("live_version__approved_by"))
+    rules = list(MonitoringRule.objects.exclude(status=RuleStatus.WAITING).select_related("live_version__approved_by"))
     assert len(rules) == 4 and all(r.status == RuleStatus.LIVE for r in rules)
+    # And one waits in the four-eyes list, for an admin to approve.
+    waiting = MonitoringRule.objects.get(status=RuleStatus.WAITING)
+    assert waiting.current_version.approval.status == "pending"
+    assert waiting.current_version.approval.maker.username == "demo-rule-author"
     assert all(r.live_version.approved_by.username == "demo-admin" for r in rules)
     assert WatchList.objects.get().entry_count == 3
     sentences = list(Alert.objects.values_list("sentence", flat=True))
@@ -29,4 +33,4 @@ def test_the_demo_opens_on_a_structuring_series_a_sanctioned_wallet_and_a_sancti
     assert any("Northwind Maritime Holdings Limited" in s for s in sentences), sentences
     with open("/dev/null", "w") as quiet:
         call_command("seed_monitoring", stdout=quiet)
-    assert MonitoringRule.objects.count() == 4
+    assert MonitoringRule.objects.count() == 5

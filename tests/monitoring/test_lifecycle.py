@@ -9,15 +9,17 @@ from django.urls import reverse
 
 from audit.models import AuditEvent
 from monitoring.models import Alert, Backtest, MonitoringRule, RuleKind, RuleStatus
-from monitoring.services import NotAllowed, rule_approve, rule_create, rule_new_version, rule_submit
-from tests.factories import StaffUserFactory
-from tests.monitoring.helpers import customer, live_rule, onramp_quote, tx
+from monitoring.services import NotAllowed, rule_approve, rule_create, rule_new_version, rule_submit, rule_withdraw
+from payments.models import ApprovalRequest
+from payments.services.approvals import approval_reject
+from tests.conftest import authenticated_now
+from tests.monitoring.helpers import account, admin, customer, live_rule, onramp_quote, tx
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_maker_cannot_approve_and_a_second_person_can():
-    maker, checker = StaffUserFactory(), StaffUserFactory()
+    maker, checker = admin(), admin()
     rule = rule_create(user=maker, name="Big", kind=RuleKind.LARGE_TRANSFER, params={"min_usd": "100"})
     with pytest.raises(NotAllowed):
         rule_approve(user=checker, rule=rule)  # nothing submitted yet
@@ -26,11 +28,17 @@ def test_the_maker_cannot_approve_and_a_second_person_can():
         rule_approve(user=maker, rule=rule)
     rule.refresh_from_db()
     assert rule.status == RuleStatus.WAITING and rule.live_version is None
-    denied = AuditEvent.objects.get(action="monitoring.rule_approve", outcome="denied")
-    assert denied.actor == maker
+    # The rule waits in the four-eyes of payments, with the other requests.
+    approval = ApprovalRequest.objects.get()
+    assert (approval.kind, approval.status, approval.maker) == ("monitoring_rule", "pending", maker)
+    assert rule.current_version.approval == approval
+    denied = AuditEvent.objects.get(action="approval.approve", outcome="denied")
+    assert denied.actor == maker and denied.target_id == str(approval.pk)
     rule_approve(user=checker, rule=rule)
     rule.refresh_from_db()
     assert rule.status == RuleStatus.LIVE and rule.live_version.approved_by == checker
+    approval.refresh_from_db()
+    assert (approval.status, approval.checker) == ("executed", checker)
     assert list(
         AuditEvent.objects.filter(target_kind="monitoring_rule", outcome="success")
         .order_by("pk")
@@ -38,9 +46,31 @@ def test_the_maker_cannot_approve_and_a_second_person_can():
     ) == ["monitoring.rule_create", "monitoring.rule_submit", "monitoring.rule_approve"]
 
 
+def test_a_rejected_or_withdrawn_request_leaves_a_draft_to_submit_again():
+    maker, checker = admin(), admin()
+    rule = rule_create(user=maker, name="Big", kind=RuleKind.LARGE_TRANSFER, params={"min_usd": "100"})
+    first = rule_submit(user=maker, rule=rule)
+    approval_reject(actor=checker, approval=first, reason="Too low a limit.")
+    rule.refresh_from_db()
+    assert rule.status == RuleStatus.DRAFT and rule.current_version.submitted_at is None
+    with pytest.raises(NotAllowed):
+        rule_approve(user=checker, rule=rule)
+    second = rule_submit(user=maker, rule=rule)
+    rule_withdraw(user=maker, rule=rule)
+    second.refresh_from_db()
+    rule.refresh_from_db()
+    assert second.status == "withdrawn" and rule.status == RuleStatus.DRAFT
+    with pytest.raises(NotAllowed, match="drafted this version"):
+        rule_submit(user=checker, rule=rule)  # the drafter submits: a second person approves
+    rule_submit(user=maker, rule=rule)
+    rule_approve(user=checker, rule=rule)
+    rule.refresh_from_db()
+    assert rule.status == RuleStatus.LIVE and rule.live_version.approval.status == "executed"
+
+
 def test_an_edit_is_a_new_version_and_the_approved_one_runs_until_the_edit_is_approved():
     rule = live_rule(RuleKind.LARGE_TRANSFER, min_usd="100")
-    editor, checker = StaffUserFactory(), StaffUserFactory()
+    editor, checker = admin(), admin()
     rule_new_version(user=editor, rule=rule, params={"min_usd": "1000"})
     rule.refresh_from_db()
     assert rule.status == RuleStatus.LIVE
@@ -64,6 +94,7 @@ def test_pages_walk_the_lifecycle_and_refuse_the_makers_approval(
 ):
     maker, checker = make_staff("admin", "maker"), make_staff("admin", "checker")
     client.force_login(maker)
+    authenticated_now(client, maker)  # approving asks for a recent sign-in
     url = reverse("monitoring-create-rule") + "?kind=structuring"
     response = client.post(
         url, {"name": "Split payments", "window_hours": "24", "min_count": "3", "band_percent": "10"}
@@ -73,12 +104,23 @@ def test_pages_walk_the_lifecycle_and_refuse_the_makers_approval(
     page = client.get(reverse("monitoring-view-rule", kwargs={"pk": rule.pk})).content.decode()
     assert "3 or more transfers within 24 h, each between 9,000 and 10,000 USD" in page
     client.post(reverse("monitoring-submit-rule", kwargs={"pk": rule.pk}))
-    response = client.post(reverse("monitoring-approve-rule", kwargs={"pk": rule.pk}), follow=True)
-    assert "another person must approve it" in response.content.decode()
+    approval = ApprovalRequest.objects.get()
+    request_page = reverse("payments-view-approval-request", kwargs={"pk": approval.pk})
+    assert request_page in client.get(reverse("monitoring-view-rule", kwargs={"pk": rule.pk})).content.decode()
+    assert "Split payments" in client.get(reverse("payments-list-approval-requests")).content.decode()
+    # The old approval address answers 308: to the request's page, a POST to its approve.
+    old = reverse("monitoring-approve-rule", kwargs={"pk": rule.pk})
+    assert (client.get(old).status_code, client.get(old)["Location"]) == (308, request_page)
+    assert client.post(old)["Location"] == reverse("payments-approve-approval-request", kwargs={"pk": approval.pk})
+    response = client.post(reverse("payments-approve-approval-request", kwargs={"pk": approval.pk}), follow=True)
+    assert "another person must approve" in response.content.decode()
     rule.refresh_from_db()
     assert rule.status == RuleStatus.WAITING
     client.force_login(checker)
-    client.post(reverse("monitoring-approve-rule", kwargs={"pk": rule.pk}))
+    authenticated_now(client, checker)
+    page = client.get(request_page).content.decode()
+    assert "Make a monitoring rule live" in page and "each between 9,000 and 10,000 USD" in page
+    client.post(reverse("payments-approve-approval-request", kwargs={"pk": approval.pk}))
     rule.refresh_from_db()
     assert rule.status == RuleStatus.LIVE
     client.post(reverse("monitoring-pause-rule", kwargs={"pk": rule.pk}))
@@ -207,3 +249,21 @@ def test_a_transaction_is_evaluated_after_commit_not_in_the_upsert(upstream, dja
     assert len(callbacks) == 1
     callbacks[0]()
     assert Alert.objects.get().sentence == "A transfer of 25 USD, at or above 1 USD."
+
+
+def test_a_true_match_says_the_api_cannot_deactivate_its_accounts(client_as):
+    """The Payments API has no endpoint that deactivates a payment account (spec: only its
+    statuses are named): the decided alert's page says so rather than offer a button."""
+    someone = customer()
+    payee = account(someone)
+    alert = Alert.objects.create(
+        kind="screening", customer=someone, dedupe_key="t:1", sentence="A listed payee", account_ids=[payee.account_id]
+    )
+    client = client_as("compliance")
+    url = reverse("monitoring-view-alert", kwargs={"pk": alert.pk})
+    assert 'id="no-deactivate"' not in client.get(url).content.decode()
+    client.post(
+        reverse("monitoring-decide-alert", kwargs={"pk": alert.pk}), {"decision": "true_match", "reason": "Seen."}
+    )
+    page = client.get(url).content.decode()
+    assert 'id="no-deactivate"' in page and payee.display_name in page

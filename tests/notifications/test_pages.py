@@ -145,6 +145,45 @@ def test_the_bell_costs_a_page_no_query(signed_in, carl, django_assert_num_queri
     assert 'id="bell"' in html
 
 
+def test_the_page_shows_the_count_the_writes_left_in_the_cache_without_a_query(
+    signed_in, carl, django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    """Without script the bell still says how many: the raise and the reads count the member's
+    unread once committed (services.remember_unread_after_commit), and the page's bell reads
+    that from the cache, not the database."""
+    url = reverse("notifications-preferences")
+    signed_in.get(url)  # the session seen once
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as before:
+        signed_in.get(url)
+    with django_capture_on_commit_callbacks(execute=True):
+        tell(carl, 2)
+    with django_assert_num_queries(len(before)):
+        bell = _bell(signed_in.get(url).content.decode())
+    assert 'id="bell-count" class="bell-count">2<' in bell and 'class="bell unread"' in bell
+    assert 'hx-trigger="every 4s"' in bell  # no first poll needed: it only follows
+
+    with django_capture_on_commit_callbacks(execute=True):
+        signed_in.post(reverse("notifications-read-all"))
+    bell = _bell(signed_in.get(url).content.decode())
+    assert 'id="bell-count" class="bell-count">0<' in bell and 'class="bell unread"' not in bell
+
+
+def test_without_the_cached_count_the_page_asks_its_first_poll(signed_in, carl, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+
+    with django_capture_on_commit_callbacks(execute=True):
+        tell(carl, 3)
+    cache.clear()  # Redis away, or restarted
+    bell = _bell(signed_in.get(reverse("home")).content.decode())
+    assert 'class="bell-count"></span>' in bell and 'hx-trigger="load, every 4s"' in bell
+    assert 'id="bell-count" class="bell-count">3<' in _polled(signed_in)
+    # The poll counted: the next page shows it.
+    assert 'id="bell-count" class="bell-count">3<' in _bell(signed_in.get(reverse("home")).content.decode())
+
+
 def test_the_bell_poll_answers_304_while_unchanged_with_one_query_and_no_session_write(
     signed_in, carl, django_assert_num_queries
 ):

@@ -275,3 +275,21 @@ def test_the_beat_task_runs_every_check(make_staff, settings):
         "inbox_backlogged",
         "breaker_opened",
     }
+
+
+def test_a_submitted_monitoring_rule_tells_the_other_admins(make_staff, django_capture_on_commit_callbacks):
+    from monitoring.models import RuleKind
+    from monitoring.services import rule_create, rule_submit
+
+    maker = make_staff("admin", "mona")
+    make_staff("admin", "ada-admin")
+    make_staff("operations", "olga")  # may not approve monitoring rules: not told
+    make_staff("compliance", "carl")
+    rule = rule_create(user=maker, name="Big", kind=RuleKind.LARGE_TRANSFER, params={"min_usd": "100"})
+    with django_capture_on_commit_callbacks(execute=True):
+        approval = rule_submit(user=maker, rule=rule)
+
+    assert recipients("approval_waiting") == ["ada-admin"]
+    notification = Notification.objects.get(kind="approval_waiting")
+    assert notification.sentence.startswith("mona asks for your approval: Make monitoring rule “Big” live")
+    assert notification.link == reverse("payments-view-approval-request", args=[approval.pk])

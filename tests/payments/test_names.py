@@ -106,7 +106,7 @@ def test_the_rule_page_shows_its_history_and_its_transactions(client_as):
     assert reverse("payments-view-transaction", args=[tx.transaction_id]) in page
     # Readers see no edit button, nor the audit log they cannot open.
     assert reverse("payments-edit-automation-rule", args=[rule.pk]) not in page
-    assert reverse("core-list-audit-events") not in page
+    assert reverse("audit-list-events") not in page
 
 
 def test_open_quotes_are_the_unused_unexpired_ones_soonest_first(client_as):
@@ -206,3 +206,50 @@ def test_the_account_form_shown_again_reads_its_customer_once(client_as):
     assert "<strong data-picker-name>Ada Lovelace</strong>" in page
     table = Customer._meta.db_table
     assert len([q for q in queries.captured_queries if f'FROM "{table}"' in q["sql"]]) == 1
+
+
+def test_the_customer_search_looks_at_a_bounded_set_in_one_query(client_as, monkeypatch, django_assert_num_queries):
+    """A common prefix reads the first SEARCH_CANDIDATES matches, as the queue's search does,
+    and orders those by name: not every customer whose name starts so."""
+    from customers import selectors as customer_selectors
+    from payments.selectors import customers_search
+
+    monkeypatch.setattr(customer_selectors, "SEARCH_CANDIDATES", 3)
+    for name in ("Olivia Smith C", "Olivia Smith A", "Olivia Smith E", "Olivia Smith B", "Olivia Smith D"):
+        CustomerFactory(name=name, active=True)
+    noah = CustomerFactory(name="Noah Kim", active=True)
+    with django_assert_num_queries(1) as captured:
+        found = [c.name for c in customers_search(query="olivia")]
+    assert len(found) == 3 and found == sorted(found)
+    assert "LIMIT 3" in captured.captured_queries[0]["sql"]
+    assert [c.customer_id for c in customers_search(query="Noah")] == [noah.customer_id]
+    assert [c.customer_id for c in customers_search(query=noah.customer_id)] == [noah.customer_id]
+    page = client_as("auditor").get(reverse("payments-search-customers"), {"q": "Olivia"}).content.decode()
+    assert page.count("data-pick-id=") == 3
+
+
+@pytest.mark.parametrize(
+    "url_name", ["payments-list-transactions", "payments-list-payment-accounts", "payments-list-automation-rules"]
+)
+def test_lists_show_the_customers_e_mail_under_the_name_without_a_query_per_row(client_as, url_name):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def make(email):
+        customer = CustomerFactory(name="Helix Analytics", email=email)
+        TransactionFactory(customer=customer)
+        PaymentAccountFactory(customer=customer, nickname=f"Account of {email}")
+        AutomationRuleFactory(customer=customer, name=f"Rule of {email}")
+
+    make("finance@helix.example")
+    client = client_as("admin")
+    client.get(reverse(url_name))
+    with CaptureQueriesContext(connection) as one:
+        client.get(reverse(url_name))
+    make("ops@helix-analytics.example")
+    make("billing@helix.example")
+    with CaptureQueriesContext(connection) as three:
+        page = client.get(reverse(url_name)).content.decode()
+    for email in ("finance@helix.example", "ops@helix-analytics.example", "billing@helix.example"):
+        assert f'Helix Analytics</a><br><span class="kv">{email}</span>' in page
+    assert len(three) == len(one)

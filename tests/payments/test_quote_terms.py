@@ -129,3 +129,37 @@ def test_a_stored_quote_gives_its_terms_back():
         "developer_fee": Decimal("2"),
         "guaranteed": True,
     }
+
+
+def test_a_rules_terms_read_the_apis_template_and_trigger_as_typed_fields():
+    """A rule's page reads these fields, never the camelCase JSON it is mirrored as; the mirror
+    holds currencies as the API's objects, a request as their codes."""
+    from payments.terms import RuleTerms
+
+    template = {
+        "source": {"sourcePaymentAccountId": "acc-1", "sourcePaymentMethod": "ACH", "sourceCurrency": {"label": "USD"}},
+        "destination": {
+            "destinationPaymentAccountId": "acc-2",
+            "destinationPaymentMethod": "BASE",
+            "destinationCurrency": {"contractAddress": "0xabc"},
+        },
+        "amount": {"value": "25.50"},
+        "developerFee": {"developerFeeType": "USD", "developerFeeAmount": "1.00"},
+    }
+    terms = RuleTerms.from_api(template, {"thresholdAmount": "100"})
+    assert terms == RuleTerms(
+        source_account_id="acc-1",
+        source_payment_method="ACH",
+        source_currency="USD",
+        destination_account_id="acc-2",
+        destination_payment_method="BASE",
+        destination_currency="0xabc",
+        amount=Decimal("25.50"),
+        developer_fee=Decimal("1.00"),
+        threshold_amount=Decimal("100"),
+    )
+    assert RuleTerms.from_api({}, None) == RuleTerms()
+    assert (
+        RuleTerms.from_api({"source": {"sourceCurrency": "USDC"}}, {"cronSchedule": "0 9 * * *"}).source_currency
+        == "USDC"
+    )

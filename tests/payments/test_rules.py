@@ -312,7 +312,7 @@ def test_an_account_of_another_customer_is_refused_even_when_posted(admin, upstr
 
 
 def test_the_next_runs_are_listed_in_the_members_time_zone(admin, setup):
-    assert admin.post(reverse("core-set-time-zone"), {"time_zone": "Asia/Tokyo"}).status_code == 302
+    assert admin.post(reverse("staff-set-time-zone"), {"time_zone": "Asia/Tokyo"}).status_code == 302
     response = admin.post(CREATE, rule_form(setup, cron_schedule="30 23 * * *", amount="-1"))
     page = response.content.decode()
     # 23:30 UTC is 08:30 the next day in Tokyo (UTC+9); the expression itself stays UTC.

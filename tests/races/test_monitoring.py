@@ -1,5 +1,6 @@
-"""Monitoring's decisions sent twice or at once: one decision, one audit event of success; and the
-open alert counts the review queue reads, exact whatever raises and decides at once."""
+"""Monitoring sent twice or at once: an alert decided once; the open alert counts the review
+queue reads, exact whatever raises and decides at once; a rule submitted once, approved once
+through its approval request, and paused while its new version is approved, each step audited once."""
 
 import threading
 
@@ -8,9 +9,11 @@ from django.db import connections
 from django.urls import reverse
 
 from audit.models import AuditEvent
-from monitoring.models import Alert, AlertKind, AlertStatus
-from monitoring.services import alert_decide, raise_alerts
+from monitoring.models import Alert, AlertKind, AlertStatus, MonitoringRule, RuleKind, RuleStatus
+from monitoring.services import alert_decide, raise_alerts, rule_approve, rule_create, rule_new_version, rule_submit
+from payments.models import ApprovalRequest
 from tests.factories import CustomerFactory
+from tests.monitoring.helpers import admin
 from tests.race import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -98,3 +101,76 @@ def test_alerts_raised_and_decided_at_once_keep_the_customers_counts_exact(make_
         open_alerts = Alert.objects.filter(customer=customer, status=AlertStatus.OPEN)
         assert customer.open_screening_alerts == open_alerts.filter(kind=AlertKind.SCREENING).count() == 8
         assert customer.open_monitoring_alerts == open_alerts.filter(kind=AlertKind.MONITORING).count() == 8
+
+
+# --- The rule lifecycle: one approval request, one approval, one pause -----------------------------
+
+
+def _successes(action: str) -> int:
+    return AuditEvent.objects.filter(action=action, outcome="success").count()
+
+
+def _submitted_rule(maker_user, *, live_first: bool = False):
+    """A large-transfer rule drafted by `maker_user` and submitted; with `live_first`, a live
+    rule (approved by someone else) whose second version is submitted."""
+    rule = rule_create(user=maker_user, name="Big", kind=RuleKind.LARGE_TRANSFER, params={"min_usd": "100"})
+    if live_first:
+        rule_submit(user=maker_user, rule=rule)
+        rule_approve(user=admin(), rule=rule)
+        rule_new_version(user=maker_user, rule=rule, params={"min_usd": "1000"})
+    approval = rule_submit(user=maker_user, rule=rule)
+    return MonitoringRule.objects.get(pk=rule.pk), approval
+
+
+@pytest.mark.parametrize("how", ["double-click", "two admins"])
+def test_a_rule_approved_at_once_goes_live_once(racing, make_staff, how):
+    rule, approval = _submitted_rule(make_staff("admin", "maker"))
+    ada = racing.member(make_staff("admin", "ada"))
+    checkers = [ada, ada] if how == "double-click" else [ada, racing.member(make_staff("admin", "ben"))]
+    url = reverse("payments-approve-approval-request", args=[approval.pk])
+
+    answers = at_once(*[lambda c=c: c.post(url) for c in checkers], gap=0.05 if how == "double-click" else 0.0)
+
+    assert all(answer.status_code == 302 for answer in answers), [a.status_code for a in answers]
+    approval.refresh_from_db()
+    rule.refresh_from_db()
+    assert approval.status == "executed"
+    assert (rule.status, rule.live_version.approved_by) == (RuleStatus.LIVE, approval.checker)
+    assert _successes("approval.approve") == _successes("approval.execute") == 1
+    assert _successes("monitoring.rule_approve") == 1
+
+
+def test_a_rule_submitted_twice_at_once_asks_once(racing, make_staff):
+    maker_user = make_staff("admin", "maker")
+    rule = rule_create(user=maker_user, name="Big", kind=RuleKind.LARGE_TRANSFER, params={"min_usd": "100"})
+    maker = racing.member(maker_user)
+    url = reverse("monitoring-submit-rule", args=[rule.pk])
+
+    answers = at_once(lambda: maker.post(url), lambda: maker.post(url), gap=0.05)
+
+    assert [answer.status_code for answer in answers] == [302, 302]
+    assert ApprovalRequest.objects.count() == 1
+    assert _successes("monitoring.rule_submit") == _successes("approval.request") == 1
+    rule.refresh_from_db()
+    assert rule.status == RuleStatus.WAITING and rule.current_version.approval == ApprovalRequest.objects.get()
+
+
+def test_a_pause_racing_the_approval_of_a_new_version_keeps_both(racing, make_staff):
+    """One admin pauses the live rule while another approves its new version: whichever comes
+    first, the rule ends paused at the new version, each step done and audited once."""
+    maker_user = make_staff("admin", "maker")
+    rule, approval = _submitted_rule(maker_user, live_first=True)
+    pauser = racing.member(maker_user)
+    checker = racing.member(make_staff("admin", "ada"))
+
+    answers = at_once(
+        lambda: pauser.post(reverse("monitoring-pause-rule", args=[rule.pk])),
+        lambda: checker.post(reverse("payments-approve-approval-request", args=[approval.pk])),
+    )
+
+    assert [answer.status_code for answer in answers] == [302, 302]
+    rule.refresh_from_db()
+    assert (rule.status, rule.live_version.number) == (RuleStatus.PAUSED, 2)
+    assert _successes("monitoring.rule_pause") == 1
+    # Two approvals: the first version's (set-up) and this one.
+    assert _successes("monitoring.rule_approve") == 2

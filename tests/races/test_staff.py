@@ -26,11 +26,11 @@ REFUSALS = (LastAdmin.message, NoLongerAllowed.message)
 
 
 def _demote(sender, target):
-    return lambda: sender.post(reverse("core-change-staff-roles", args=[target.pk]), {"roles": ["auditor"]})
+    return lambda: sender.post(reverse("staff-change-staff-roles", args=[target.pk]), {"roles": ["auditor"]})
 
 
 def _deactivate(sender, target):
-    return lambda: sender.post(reverse("core-deactivate-staff", args=[target.pk]))
+    return lambda: sender.post(reverse("staff-deactivate-staff", args=[target.pk]))
 
 
 def _active_admins() -> list[str]:
@@ -42,7 +42,7 @@ def _outcome(answer, target) -> str:
     """'done' (the member's page), 'refused' (409 or 403, and a message) or 'signed out': the sender's
     session ended before their request reached the view (the login page) or while it ran (a
     page that says so)."""
-    if answer.status_code == 302 and answer.headers["location"] == reverse("core-view-staff", args=[target.pk]):
+    if answer.status_code == 302 and answer.headers["location"] == reverse("staff-view-staff", args=[target.pk]):
         return "done"
     if answer.status_code == 409:
         assert any(message in answer.text for message in REFUSALS), answer.text[:2000]
@@ -113,7 +113,7 @@ def test_many_requests_at_once_make_one_change(racing, make_staff, requests):
 def test_two_admins_adding_look_alikes_at_once_make_one_member(racing, make_staff, names):
     ada, bea = make_staff("admin", "ada"), make_staff("admin", "bea")
     by_ada, by_bea = racing.member(ada), racing.member(bea)
-    url = reverse("core-create-staff")
+    url = reverse("staff-create-staff")
 
     first, second = names
     answers = at_once(lambda: by_ada.post(url, {"username": first}), lambda: by_bea.post(url, {"username": second}))

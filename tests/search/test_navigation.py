@@ -81,8 +81,8 @@ def test_every_link_of_the_menus_opens_for_the_role(client_as, role):
     [
         ("payments-list-transactions", "Payments", "Transactions"),
         ("customers-list-escalations", "Customers and cases", "Escalations"),
-        ("core-list-staff", "Administration", "Staff"),
-        ("core-list-audit-events", "Administration", "Audit log"),
+        ("staff-list-staff", "Administration", "Staff"),
+        ("audit-list-events", "Administration", "Audit log"),
     ],
 )
 def test_the_current_place_is_marked(client_as, url_name, group, link):
@@ -93,7 +93,7 @@ def test_the_current_place_is_marked(client_as, url_name, group, link):
 def test_pages_outside_the_groups_mark_none(client_as):
     client = client_as("admin")
     assert current(client.get(reverse("search"), {"q": "x"}).content.decode())[0] == []
-    groups, links = current(client.get(reverse("core-set-time-zone")).content.decode())
+    groups, links = current(client.get(reverse("staff-set-time-zone")).content.decode())
     assert groups == []
     assert links == ["Time zone: UTC"]
 
@@ -103,7 +103,7 @@ def test_the_member_s_own_menu_names_security_and_time_zone(client_as):
     own = html.split('<ul class="menus own">', 1)[1].split("</ul>", 1)[0]
     assert "<summary>auditor-user</summary>" in own
     assert f'<a href="{reverse("mfa_index")}">Security: second factor and passkeys</a>' in own
-    assert f'<a href="{reverse("core-set-time-zone")}">Time zone: UTC</a>' in own
+    assert f'<a href="{reverse("staff-set-time-zone")}">Time zone: UTC</a>' in own
     assert "Log out" in own
 
 

@@ -159,7 +159,7 @@ def test_a_staff_member_by_username_and_name(admin, make_staff, typed):
     member.save()
     page = found(admin, typed)
     assert 'id="search-staff"' in page
-    assert reverse("core-view-staff", args=[member.pk]) in page
+    assert reverse("staff-view-staff", args=[member.pk]) in page
     assert "Operations" in page  # the role in words
 
 

@@ -83,7 +83,7 @@ def test_every_page_has_a_strict_csp_and_keeps_it(client_as, name):
 def test_error_pages_and_login_have_the_same_headers(client, client_as):
     pages = {
         "login": client.get(reverse("account_login")),
-        "403": client_as("operations").get(reverse("core-list-audit-events")),
+        "403": client_as("operations").get(reverse("audit-list-events")),
         "404": client.get("/no/such/page/"),
     }
     for label, response in pages.items():

@@ -43,11 +43,11 @@ FORMLESS = {
     "payments-refresh-payment-account",
     "payments-refresh-transaction",
     "mirror-replay-inbox-event",
-    "core-deactivate-staff",
-    "core-reactivate-staff",
-    "core-reset-staff-mfa",
-    "core-unlock-staff",
-    "core-create-staff-password-link",
+    "staff-deactivate-staff",
+    "staff-reactivate-staff",
+    "staff-reset-staff-mfa",
+    "staff-unlock-staff",
+    "staff-create-staff-password-link",
     "payments-approve-approval-request",
     "payments-withdraw-approval-request",
     "notifications-read-all",
@@ -93,11 +93,11 @@ def targets(name: str, upstream) -> list[Target]:
     """The forms behind the POST `name`, with a body that passes the back-office's checks."""
     access = MATRIX[name]
     base = access.data() if access.data else {}
-    if name == "core-create-staff":
+    if name == "staff-create-staff":
         from staff.forms import AddMemberForm
 
         return [Target(url_of(name), _fields(AddMemberForm), base)]
-    if name == "core-change-staff-roles":
+    if name == "staff-change-staff-roles":
         from staff.forms import RolesForm
 
         return [Target(url_of(name), _fields(RolesForm), base)]
@@ -235,7 +235,7 @@ def targets(name: str, upstream) -> list[Target]:
         from payments.forms.transactions import BulkCancelForm
 
         return [Target(url_of(name), _fields(BulkCancelForm), base)]
-    if name == "core-set-time-zone":
+    if name == "staff-set-time-zone":
         from staff.forms import TimeZoneForm
 
         return [Target(url_of(name), _fields(TimeZoneForm), {"time_zone": "Europe/Berlin"})]

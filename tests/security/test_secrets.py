@@ -150,7 +150,7 @@ def test_exceptions_of_the_client_never_carry_the_key(secrets):
 def test_error_pages_show_no_secret(client_as, secrets, settings, all_logs):
     settings.ROOT_URLCONF = "tests.security.urls_failing"
     client = client_as("compliance")
-    forbidden = client.get(reverse("core-list-audit-events"))
+    forbidden = client.get(reverse("audit-list-events"))
     missing = client.get("/no/such/page/")
     assert (forbidden.status_code, missing.status_code) == (403, 404)
     quiet = Client(raise_request_exception=False)
@@ -244,7 +244,7 @@ def test_a_national_id_number_appears_only_masked(client_as, nai_customer, all_l
     seen = [
         client.get(response["Location"]).content.decode(),
         client.get(url).content.decode(),
-        client_as("admin").get(reverse("core-list-audit-events")).content.decode(),
+        client_as("admin").get(reverse("audit-list-events")).content.decode(),
         client.get(reverse("customers-list-customers")).content.decode(),
         audit_text(),
         log_text(all_logs),

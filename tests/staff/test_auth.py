@@ -1,5 +1,6 @@
 import pytest
 from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY
 from django.test import Client
 from django.urls import reverse
 
@@ -162,3 +163,28 @@ def test_a_deactivated_member_is_not_revealed_without_the_password(client, opera
     html = login(client, username, password).content.decode()
     assert html.count("Wrong username or password.") == 1
     assert "access" not in html.split('role="alert"')[1].split("</p>")[0]
+
+
+def _logged_in_naming(client, member, backend: str) -> None:
+    """`member` logged in, by a session that names `backend` as the one that did it."""
+    client.force_login(member, backend="staff.auth.RoleBackend")
+    session = client.session
+    session[BACKEND_SESSION_KEY] = backend
+    session.save()
+
+
+def test_a_session_opened_when_the_backend_lived_in_core_stays_logged_in(client, operations_user):
+    """Sessions name their backend's path; the role backend moved from core to staff, and the
+    sessions of before the deploy keep working (and are pointed at the new place)."""
+    _logged_in_naming(client, operations_user, "core.auth.RoleBackend")
+    response = client.get(reverse("home"))
+    assert response.status_code == 200
+    assert response.wsgi_request.user == operations_user
+    assert client.session[BACKEND_SESSION_KEY] == "staff.auth.RoleBackend"
+
+
+def test_a_session_naming_an_unknown_backend_is_still_logged_out(client, operations_user):
+    _logged_in_naming(client, operations_user, "somewhere.else.Backend")
+    response = client.get(reverse("home"))
+    assert response.status_code == 302
+    assert response.wsgi_request.user.is_anonymous

@@ -71,12 +71,12 @@ def test_300_wrong_codes_are_stopped_after_five_and_then_the_right_one_too(make_
 
     # The staff page shows it; an admin lifts it (audited) and the right code works again.
     admin = admin_client_for()
-    view = admin.get(reverse("core-view-staff", args=[member.pk])).content.decode()
+    view = admin.get(reverse("staff-view-staff", args=[member.pk])).content.decode()
     assert "wrong second-factor codes: locked until" in view
-    assert "second-factor code" in admin.get(reverse("core-list-staff")).content.decode()
-    assert admin.post(reverse("core-unlock-staff", args=[member.pk])).status_code == 302
+    assert "second-factor code" in admin.get(reverse("staff-list-staff")).content.decode()
+    assert admin.post(reverse("staff-unlock-staff", args=[member.pk])).status_code == 302
     assert AuditEvent.objects.get(action="staff.lift_lockout").details == {"lifted": 0, "secrets": ["code"]}
-    assert "locked until" not in admin.get(reverse("core-view-staff", args=[member.pk])).content.decode()
+    assert "locked until" not in admin.get(reverse("staff-view-staff", args=[member.pk])).content.decode()
     assert _code(browser, totp_code(secret))["Location"] == reverse("home")
     assert _signed_in(browser)
 
@@ -176,8 +176,8 @@ def test_set_password_links_are_limited_per_member(make_staff, admin_client_for)
     assert AuditEvent.objects.filter(action="auth.locked_out", details__secret="link").count() == 1
 
     admin = admin_client_for()
-    assert "wrong set-password links: locked until" in admin.get(reverse("core-view-staff", args=[member.pk])).text
-    admin.post(reverse("core-unlock-staff", args=[member.pk]))
+    assert "wrong set-password links: locked until" in admin.get(reverse("staff-view-staff", args=[member.pk])).text
+    admin.post(reverse("staff-unlock-staff", args=[member.pk]))
     assert visit(key).status_code == 302  # on to the form, the key out of the address
 
 

@@ -50,7 +50,7 @@ def test_not_required_in_development_so_demo_users_log_in_with_a_password():
 def test_without_a_second_factor_every_staff_page_sends_to_enrolment(mfa_required, client, make_staff):
     user = make_staff("admin")
     assert login(client, user)["Location"] == reverse("home")
-    for name in ("home", "core-list-staff", "core-list-audit-events", "customers-list-customers"):
+    for name in ("home", "staff-list-staff", "audit-list-events", "customers-list-customers"):
         response = client.get(reverse(name))
         assert response.status_code == 302, name
         assert response["Location"] == reverse("mfa_index"), name

@@ -35,7 +35,7 @@ def test_the_limits():
 
 def test_right_after_login_staff_changes_need_nothing_more(client, admin_user, member):
     login(client, admin_user)
-    url = reverse("core-change-staff-roles", kwargs={"pk": member.pk})
+    url = reverse("staff-change-staff-roles", kwargs={"pk": member.pk})
     assert client.get(url).status_code == 200
     assert client.post(url, {"roles": ["compliance"]}).status_code == 302
     assert roles_of(member) == ["compliance"]
@@ -47,7 +47,7 @@ def test_after_ten_minutes_the_password_is_asked_again_and_the_change_goes_throu
     login(client, admin_user)
     later = time.time() + 10 * 60 + 1
     monkeypatch.setattr(time, "time", lambda: later)
-    url = reverse("core-change-staff-roles", kwargs={"pk": member.pk})
+    url = reverse("staff-change-staff-roles", kwargs={"pk": member.pk})
     asked = client.post(url, {"roles": ["operations"]})
     assert asked.status_code == 302
     assert asked["Location"] == f"{reverse('account_reauthenticate')}?next={url.replace('/', '%2F')}"
@@ -61,13 +61,13 @@ def test_after_ten_minutes_the_password_is_asked_again_and_the_change_goes_throu
     # The right password sends the change that was kept: nothing typed is lost.
     done = client.post(asked["Location"], {"password": PASSWORD})
     assert done.status_code == 302
-    assert done["Location"] == reverse("core-view-staff", kwargs={"pk": member.pk})
+    assert done["Location"] == reverse("staff-view-staff", kwargs={"pk": member.pk})
     assert roles_of(member) == ["operations"]
 
 
 def test_a_session_made_without_a_check_is_asked(client, admin_user, member):
     client.force_login(admin_user)
-    response = client.get(reverse("core-deactivate-staff", kwargs={"pk": member.pk}))
+    response = client.get(reverse("staff-deactivate-staff", kwargs={"pk": member.pk}))
     assert response["Location"].startswith(reverse("account_reauthenticate"))
 
 
@@ -78,7 +78,7 @@ def test_without_a_password_the_second_factor_is_asked(client, admin_user, membe
     admin_user.set_unusable_password()
     admin_user.save()
     client.force_login(admin_user)
-    url = reverse("core-reset-staff-mfa", kwargs={"pk": member.pk})
+    url = reverse("staff-reset-staff-mfa", kwargs={"pk": member.pk})
     asked = client.get(url)
     assert asked["Location"].startswith(reverse("mfa_reauthenticate"))
     done = client.post(asked["Location"], {"code": totp_code(secret)})

@@ -40,7 +40,7 @@ def test_the_list_shows_each_member_with_roles_status_factor_and_lockout(
     gone.is_active = False
     gone.save()
     _totp(make_staff("operations"))
-    url = reverse("core-list-staff")
+    url = reverse("staff-list-staff")
     admin_client.get(url)  # the session's first touch and the upstream banner's cache
     with django_assert_num_queries(5):  # session, user, permissions, members, their groups
         html = admin_client.get(url).content.decode()
@@ -56,7 +56,7 @@ def test_the_list_shows_each_member_with_roles_status_factor_and_lockout(
 
 def test_add_a_member_shows_a_one_time_link_that_sets_the_password(admin_client, mailoutbox):
     response = admin_client.post(
-        reverse("core-create-staff"), {"username": "new-ops", "email": "new-ops@example.com", "roles": ["operations"]}
+        reverse("staff-create-staff"), {"username": "new-ops", "email": "new-ops@example.com", "roles": ["operations"]}
     )
     assert response.status_code == 200
     member = get_user_model().objects.get(username="new-ops")
@@ -83,7 +83,7 @@ def test_add_a_member_shows_a_one_time_link_that_sets_the_password(admin_client,
 def test_the_link_is_emailed_where_an_email_backend_is_configured(admin_client, settings, mailoutbox):
     settings.STAFF_EMAIL_LINKS = True
     response = admin_client.post(
-        reverse("core-create-staff"), {"username": "mailed", "email": "mailed@example.com", "roles": []}
+        reverse("staff-create-staff"), {"username": "mailed", "email": "mailed@example.com", "roles": []}
     )
     link = _link(response.content.decode())
     assert [message.to for message in mailoutbox] == [["mailed@example.com"]]
@@ -94,7 +94,7 @@ def test_the_link_is_emailed_where_an_email_backend_is_configured(admin_client, 
 def test_a_taken_username_is_refused_and_the_form_keeps_what_was_typed(admin_client, make_staff):
     make_staff("auditor", username="taken")
     response = admin_client.post(
-        reverse("core-create-staff"), {"username": "Taken", "email": "t@example.com", "roles": ["admin"]}
+        reverse("staff-create-staff"), {"username": "Taken", "email": "t@example.com", "roles": ["admin"]}
     )
     html = response.content.decode()
     assert response.status_code == 200
@@ -106,7 +106,7 @@ def test_a_taken_username_is_refused_and_the_form_keeps_what_was_typed(admin_cli
 
 def test_change_roles_is_audited(admin_client, make_staff):
     member = make_staff("auditor", username="someone")
-    url = reverse("core-change-staff-roles", kwargs={"pk": member.pk})
+    url = reverse("staff-change-staff-roles", kwargs={"pk": member.pk})
     assert 'value="auditor"' in admin_client.get(url).content.decode()
     response = admin_client.post(url, {"roles": ["compliance", "operations"]})
     assert response.status_code == 302
@@ -117,7 +117,7 @@ def test_change_roles_is_audited(admin_client, make_staff):
 
 def test_an_admin_makes_a_reviewer_a_compliance_lead(admin_client, make_staff, django_user_model):
     member = make_staff("compliance", username="future-lead")
-    url = reverse("core-change-staff-roles", kwargs={"pk": member.pk})
+    url = reverse("staff-change-staff-roles", kwargs={"pk": member.pk})
     form = admin_client.get(url).content.decode()
     assert 'value="compliance_lead"' in form and "Compliance lead" in form
     assert not member.has_perm("core.work_escalations")
@@ -129,16 +129,16 @@ def test_an_admin_makes_a_reviewer_a_compliance_lead(admin_client, make_staff, d
     event = AuditEvent.objects.get(action="staff.change_roles")
     assert event.details == {"before": ["compliance"], "after": ["compliance_lead"]}
     # The staff pages name the role in words, its code on hover.
-    page = admin_client.get(reverse("core-view-staff", kwargs={"pk": member.pk})).content.decode()
+    page = admin_client.get(reverse("staff-view-staff", kwargs={"pk": member.pk})).content.decode()
     assert '<span title="compliance_lead">Compliance lead</span>' in page
 
 
 def test_the_last_admin_cannot_lose_the_role_nor_be_deactivated(admin_client, admin_user):
-    roles = admin_client.post(reverse("core-change-staff-roles", kwargs={"pk": admin_user.pk}), {"roles": ["auditor"]})
+    roles = admin_client.post(reverse("staff-change-staff-roles", kwargs={"pk": admin_user.pk}), {"roles": ["auditor"]})
     assert roles.status_code == 409
     assert "This is the last active admin" in roles.content.decode()
     assert roles_of(admin_user) == ["admin"]
-    deactivate = admin_client.post(reverse("core-deactivate-staff", kwargs={"pk": admin_user.pk}))
+    deactivate = admin_client.post(reverse("staff-deactivate-staff", kwargs={"pk": admin_user.pk}))
     assert deactivate.status_code == 409
     assert "This is the last active admin" in deactivate.content.decode()
     admin_user.refresh_from_db()
@@ -163,7 +163,7 @@ def test_an_admin_demoted_while_their_request_was_on_its_way_changes_nothing(adm
 
 def test_with_a_second_admin_one_may_step_down(admin_client, admin_user, make_staff):
     make_staff("admin", username="other-admin")
-    response = admin_client.post(reverse("core-change-staff-roles", kwargs={"pk": admin_user.pk}), {"roles": []})
+    response = admin_client.post(reverse("staff-change-staff-roles", kwargs={"pk": admin_user.pk}), {"roles": []})
     assert response.status_code == 302
     assert roles_of(admin_user) == []
 
@@ -173,7 +173,7 @@ def test_deactivate_asks_first_and_ends_the_members_sessions_at_once(admin_clien
     theirs = Client()
     theirs.force_login(member)
     assert theirs.get(reverse("home")).status_code == 200
-    url = reverse("core-deactivate-staff", kwargs={"pk": member.pk})
+    url = reverse("staff-deactivate-staff", kwargs={"pk": member.pk})
     confirm = admin_client.get(url)
     assert "every session of theirs ends now" in confirm.content.decode()
     assert admin_client.post(url).status_code == 302
@@ -182,7 +182,7 @@ def test_deactivate_asks_first_and_ends_the_members_sessions_at_once(admin_clien
     assert theirs.get(reverse("home")).status_code == 302
     assert AuditEvent.objects.get(action="staff.deactivate").details == {"sessions": 1}
     # And back.
-    assert admin_client.post(reverse("core-reactivate-staff", kwargs={"pk": member.pk})).status_code == 302
+    assert admin_client.post(reverse("staff-reactivate-staff", kwargs={"pk": member.pk})).status_code == 302
     member.refresh_from_db()
     assert member.is_active
     assert AuditEvent.objects.filter(action="staff.reactivate", target_id=str(member.pk)).count() == 1
@@ -192,9 +192,9 @@ def test_reset_second_factor_removes_every_authenticator(admin_client, make_staf
     member = make_staff("compliance")
     _totp(member)
     Authenticator.objects.create(user=member, type=Authenticator.Type.RECOVERY_CODES, data={})
-    view = admin_client.get(reverse("core-view-staff", kwargs={"pk": member.pk})).content.decode()
+    view = admin_client.get(reverse("staff-view-staff", kwargs={"pk": member.pk})).content.decode()
     assert "Reset the second factor" in view
-    assert admin_client.post(reverse("core-reset-staff-mfa", kwargs={"pk": member.pk})).status_code == 302
+    assert admin_client.post(reverse("staff-reset-staff-mfa", kwargs={"pk": member.pk})).status_code == 302
     assert not Authenticator.objects.filter(user=member).exists()
     assert AuditEvent.objects.get(action="staff.reset_mfa").details == {"removed": 2, "sessions": 0}
 
@@ -205,16 +205,16 @@ def test_lift_a_lockout(admin_client, make_staff):
     for _ in range(5):
         theirs.post(reverse("account_login"), {"login": member.username, "password": "wrong"})
     assert theirs.post(reverse("account_login"), {"login": member.username, "password": PASSWORD}).status_code == 429
-    view = admin_client.get(reverse("core-view-staff", kwargs={"pk": member.pk})).content.decode()
+    view = admin_client.get(reverse("staff-view-staff", kwargs={"pk": member.pk})).content.decode()
     assert "wrong passwords: locked until" in view
-    assert admin_client.post(reverse("core-unlock-staff", kwargs={"pk": member.pk})).status_code == 302
+    assert admin_client.post(reverse("staff-unlock-staff", kwargs={"pk": member.pk})).status_code == 302
     assert AuditEvent.objects.get(action="staff.lift_lockout").details == {"lifted": 1, "secrets": []}
     assert theirs.post(reverse("account_login"), {"login": member.username, "password": PASSWORD}).status_code == 302
 
 
 def test_a_new_link_for_a_member_who_lost_theirs(admin_client, make_staff):
     member = make_staff("auditor")
-    url = reverse("core-create-staff-password-link", kwargs={"pk": member.pk})
+    url = reverse("staff-create-staff-password-link", kwargs={"pk": member.pk})
     assert "Their current password stops working" in admin_client.get(url).content.decode()
     response = admin_client.post(url)
     assert _link(response.content.decode())

@@ -14,7 +14,7 @@ from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
 
-URL = reverse("core-set-time-zone")
+URL = reverse("staff-set-time-zone")
 
 
 def test_a_user_with_berlin_sees_local_times_and_the_utc_title(client, make_staff):

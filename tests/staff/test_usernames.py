@@ -79,10 +79,10 @@ def admin_client(client, admin_user):
 
 def test_the_staff_page_keeps_the_normal_form_and_refuses_look_alikes(admin_client, make_staff):
     make_staff("operations", username="demo-admin")
-    added = admin_client.post(reverse("core-create-staff"), {"username": "New-Ops", "roles": ["operations"]})
+    added = admin_client.post(reverse("staff-create-staff"), {"username": "New-Ops", "roles": ["operations"]})
     assert added.status_code == 200
     assert get_user_model().objects.filter(username="new-ops").exists()
-    refused = admin_client.post(reverse("core-create-staff"), {"username": f"d{CYRILLIC_E}mo-admin", "roles": []})
+    refused = admin_client.post(reverse("staff-create-staff"), {"username": f"d{CYRILLIC_E}mo-admin", "roles": []})
     assert "this username mixes Cyrillic and Latin" in refused.content.decode()
     assert not get_user_model().objects.filter(username=f"d{CYRILLIC_E}mo-admin").exists()
 

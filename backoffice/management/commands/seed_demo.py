@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test import override_settings
 
 from core.roles import Role
+from notifications.demo import seed_demo_notifications
 
 
 class Command(BaseCommand):
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         if not settings.DEBUG:
             raise CommandError("seed_demo creates users with printed passwords: it runs only with DEBUG on.")
         User = get_user_model()
-        created = []
+        created, members = [], {}
         for role in Role:
             username = f"demo-{role.value}"
             user, is_new = User.objects.get_or_create(username=username, defaults={"is_staff": False})
@@ -33,12 +34,15 @@ class Command(BaseCommand):
                 user.save()
                 created.append((username, role.value, password))
             user.groups.set([Group.objects.get(name=role.value)])
+            members[role.value] = user
         if created:
             self.stdout.write("Demo staff users (demo only; these passwords are shown once):")
             for username, role, password in created:
                 self.stdout.write(f"  {username:<21} role {role:<15} password {password}")
         else:
             self.stdout.write("Demo staff users exist already (demo-<role>); --reset-passwords prints new ones.")
+        if made := seed_demo_notifications(members):
+            self.stdout.write(f"Demo notifications: {made}, some of them read.")
         if settings.SANDBOX_MOUNTED and "sandbox_seed" in get_commands():
             # The server is not listening yet: reach the mounted sandbox in-process. The webhook
             # endpoint is registered before the demo data is made, so that the data's events

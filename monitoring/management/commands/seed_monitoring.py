@@ -34,6 +34,8 @@ RULES = [
     ("Money straight back out", RuleKind.RAPID_IN_OUT, {}),
 ]
 
+WAITING_RULE = "Many transactions in a day"
+
 
 class Command(BaseCommand):
     help = "Seed monitoring rules, a demo watch list and the patterns that trip them (demo only)."
@@ -51,6 +53,11 @@ class Command(BaseCommand):
                 rule_submit(user=maker, rule=rule)
                 if checker != maker:
                     rule_approve(user=checker, rule=rule)
+            # One more, left waiting: an admin finds it in "Waiting for approval" with the others.
+            velocity = rule_create(
+                user=maker, name=WAITING_RULE, kind=RuleKind.VELOCITY, params=default_params(RuleKind.VELOCITY)
+            )
+            rule_submit(user=maker, rule=velocity)
             watchlist = WatchList.objects.create(
                 name="Demo sanctions list", format=WatchList.Format.OFAC_SDN, match_threshold=88
             )
@@ -66,7 +73,9 @@ class Command(BaseCommand):
         structuring = MonitoringRule.objects.get(name=RULES[0][0])
         backtest.run(Backtest.objects.create(version=structuring.current_version, started_by=checker))
         alerts = Alert.objects.count()
-        self.stdout.write(f"Monitoring demo: {len(RULES)} live rules, a watch list, {made} patterns, {alerts} alerts.")
+        self.stdout.write(
+            f"Monitoring demo: {len(RULES)} live rules, one waiting for approval, a watch list, {made} patterns, {alerts} alerts."
+        )
 
     def make_patterns(self) -> int:
         bank = (

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('monitoring', '0002_customer_open_alert_counts'),
+        ('monitoring', '0003_rule_version_approval_request'),
     ]
 
     operations = [
