@@ -58,7 +58,8 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
             """
             INSERT INTO customers_customer (customer_id, organization_id, customer_type, status, name, email,
                 verification_link, available_payment_methods, status_since, first_seen_at, upstream_updated_at,
-                synced_at, missing_upstream, case_decision, escalation_level)
+                synced_at, missing_upstream, case_decision, escalation_level, open_monitoring_alerts,
+                open_screening_alerts)
             SELECT md5('c' || i),
                    CASE WHEN i %% 10 < 8 THEN 'org-big' ELSE 'org-' || (i %% 200) END,
                    CASE WHEN i %% 1000 = 7 THEN 'BUSINESS' ELSE 'INDIVIDUAL' END,
@@ -67,7 +68,7 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
                         WHEN i %% 100 < 95 THEN 'ACTIVE' ELSE 'DEACTIVATED' END,
                    'Customer ' || i, 'c' || i || '@example.com', '', '[]'::jsonb,
                    now() - make_interval(secs => i * 7), now(),
-                   now() - make_interval(secs => (i::bigint * 7919) %% 5000000), now(), false, '', 0
+                   now() - make_interval(secs => (i::bigint * 7919) %% 5000000), now(), false, '', 0, 0, 0
             FROM generate_series(1, %(n)s) AS i
             """,
             {"n": customers},

@@ -8,7 +8,7 @@ class CustomersConfig(AppConfig):
         from audit import targets
         from core import labels
 
-        from .audit_targets import name_customers
+        from .audit_targets import customer_rows, name_customers
         from .choices import ACTION_LABELS, ISSUE_LABELS
         from .models import CaseDecision, CaseKind, CustomerStatus, CustomerType, HostedLinkHandout
 
@@ -27,4 +27,4 @@ class CustomersConfig(AppConfig):
                 "customer.kind": labels.HANDOUT,
             }
         )
-        targets.register("customer", name_customers, permission="view_customers")
+        targets.register("customer", customer_rows, name_customers, permission="view_customers")

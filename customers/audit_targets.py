@@ -7,9 +7,14 @@ from audit.targets import Target
 from .models import Customer
 
 
-def name_customers(ids: set[str]) -> dict[str, Target]:
-    rows = Customer.objects.filter(customer_id__in=ids).values_list("customer_id", "name")
+def customer_rows(ids: set[str]):
+    return Customer.objects.filter(customer_id__in=ids).values("customer_id", "name")
+
+
+def name_customers(rows: list[dict], ids: set[str]) -> dict[str, Target]:
     return {
-        customer_id: Target(name or customer_id, reverse("customers-view-customer", args=[customer_id]))
-        for customer_id, name in rows
+        row["customer_id"]: Target(
+            row["name"] or row["customer_id"], reverse("customers-view-customer", args=[row["customer_id"]])
+        )
+        for row in rows
     }

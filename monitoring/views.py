@@ -17,6 +17,7 @@ from audit.records import audit_record
 from core import labels
 from core.access import role_required
 from core.exports import Column, filtered_export, with_words
+from core.together import fetch_together
 from core.views import HttpResponsePermanentRedirectKeepMethod, filtered_page, page_or_partial
 from payments.models import PaymentAccount, Transaction
 
@@ -228,10 +229,19 @@ def view_rule(request, pk):
     versions = list(rule.versions.select_related("created_by", "approved_by").order_by("-number"))
     for version in versions:
         version.sentence = describe(rule.kind, version.params)
-    backtests = list(
-        Backtest.objects.filter(version__rule=rule).select_related("version", "started_by").order_by("-pk")[:10]
+    # The newest backtests and alerts in one query; their versions are among those just read.
+    backtests, alerts = fetch_together(
+        Backtest.objects.filter(version__rule=rule).order_by("-pk")[:10],
+        Alert.objects.filter(rule=rule).order_by("-created_at", "-id")[:20],
     )
-    alerts = list(_alerts().filter(rule=rule).order_by("-created_at", "-id")[:20])
+    by_pk = {version.pk: version for version in versions}
+    for backtest in backtests:
+        if backtest.version_id in by_pk:
+            backtest.version = by_pk[backtest.version_id]
+    for alert in alerts:
+        alert.rule = rule
+        if alert.rule_version_id in by_pk:
+            alert.rule_version = by_pk[alert.rule_version_id]
     context = {
         "rule": rule,
         "versions": versions,

@@ -21,8 +21,16 @@ class PaymentsConfig(AppConfig):
         labels.register_details(
             {"payment_account.type": labels.ACCOUNT_TYPE, "approval_request.kind": labels.APPROVAL_KIND}
         )
-        targets.register("quote", audit_targets.name_quotes, permission="view_payments")
-        targets.register("transaction", audit_targets.name_transactions, permission="view_payments")
-        targets.register("automation_rule", audit_targets.name_rules, permission="view_payments")
-        targets.register("approval_request", audit_targets.name_approvals, permission="view_payments")
-        targets.register("payment_account", audit_targets.name_accounts, permission="view_payments")
+        targets.register("quote", audit_targets.quote_rows, audit_targets.name_quotes, permission="view_payments")
+        targets.register(
+            "transaction", audit_targets.transaction_rows, audit_targets.name_transactions, permission="view_payments"
+        )
+        targets.register(
+            "automation_rule", audit_targets.rule_rows, audit_targets.name_rules, permission="view_payments"
+        )
+        targets.register(
+            "approval_request", audit_targets.approval_rows, audit_targets.name_approvals, permission="view_payments"
+        )
+        targets.register(
+            "payment_account", audit_targets.account_rows, audit_targets.name_accounts, permission="view_payments"
+        )

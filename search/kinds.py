@@ -3,12 +3,14 @@ and the ways staff type it. A new kind of record joins the search here, in KINDS
 finder, the permission of its list, and (when the list can be filtered to the same matches)
 the list's address.
 
-Every way is one bounded query on an index made for it (see docs/architecture.md, "Search"):
+Every way is one bounded select on an index made for it (see docs/architecture.md, "Search"):
 prefixes of ids by the `_like` (varchar_pattern_ops) indexes PostgreSQL gets for unique text
 columns, names and e-mails by the `UPPER(...) text_pattern_ops` ones, words inside a name by
 a trigram index, the end of an account number and a wallet address by expression indexes
 (payments/0008). None sorts: a LIMIT on an index range stops at the first rows, whatever the
-prefix; the few rows found are put in order here.
+prefix; the few rows found are put in order here. A kind's ways are values() querysets, and
+the ways of every kind the member may see run as one statement (search.results,
+core.together.rows_together); each kind then reads its rows into hits.
 """
 
 from collections.abc import Callable
@@ -16,8 +18,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.models import BooleanField, Exists, OuterRef, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from django.utils import timezone
@@ -60,7 +61,10 @@ class Kind:
     key: str
     title: str
     permission: str  # the one the kind's list page asks for (core.access.role_required)
-    find: Callable[[Query, int], list[Hit]]
+    # The bounded selects (values() querysets) of what was typed, at most `limit` rows each.
+    ways: Callable[[Query, int], list[QuerySet]]
+    # Their rows (a list per way, in the same order) as hits, at most `limit`.
+    hits: Callable[[Query, list[list[dict]], int], list[Hit]]
     # The list page showing the same matches, when it has such a filter; else the search
     # page itself lists more of this kind.
     list_url: Callable[[Query], str] | None = None
@@ -70,47 +74,56 @@ def _joined(*parts) -> str:
     return " · ".join(str(part) for part in parts if part)
 
 
-def _first(ways, limit: int) -> list:
-    """The rows of the ways (sliced querysets of one model), the first way's first, without
-    repeats, at most `limit`. Where the database runs a UNION of LIMITed selects (PostgreSQL)
-    they are one statement; elsewhere one each, in turn, until `limit` rows are found."""
-    if len(ways) > 1 and connection.features.supports_slicing_ordering_in_compound:
-        ways = [ways[0].union(*ways[1:], all=True)]
+def _first(found: list[list[dict]], limit: int, key: str = "pk") -> list[dict]:
+    """The rows of the ways, the first way's first, without repeats, at most `limit`."""
     seen, rows = set(), []
-    for way in ways:
-        if len(rows) >= limit:
-            break
+    for way in found:
         for row in way:
-            if row.pk not in seen:
-                seen.add(row.pk)
+            if row[key] not in seen:
+                seen.add(row[key])
                 rows.append(row)
     return rows[:limit]
+
+
+def _customer_name(row: dict) -> str:
+    """The name of the row's customer (`customer__name`, `customer__customer_id`); "" when none."""
+    return (row["customer__name"] or row["customer__customer_id"]) if row["customer__customer_id"] else ""
+
+
+CUSTOMER_OF = ("customer__name", "customer__customer_id")
 
 
 # --- Customers ---------------------------------------------------------------------------
 
 
-def find_customers(q: Query, limit: int) -> list[Hit]:
-    base = Customer.objects.only("customer_id", "name", "email", "status", "customer_type")
+def customer_ways(q: Query, limit: int) -> list[QuerySet]:
+    base = Customer.objects.values("pk", "customer_id", "name", "email", "status", "customer_type")
     ways = []
     if q.id_like:
-        ways.append(base.filter(customer_id__startswith=q.text)[:limit])
+        ways.append(base.filter(customer_id__startswith=q.text))
     if not q.has_at:
-        ways.append(base.filter(name__istartswith=q.text)[:limit])
-    ways.append(base.filter(email__istartswith=q.text)[:limit])
-    rows = _first(ways, limit)
-    if not rows and len(q.text) >= WORD_MIN and not q.has_at:
-        rows = list(base.filter(name__icontains=q.text)[:limit])
+        ways.append(base.filter(name__istartswith=q.text))
+    ways.append(base.filter(email__istartswith=q.text))
+    bounded = [way[:limit] for way in ways]
+    if len(q.text) >= WORD_MIN and not q.has_at:
+        # Words inside a name, only when nothing starts with what was typed: each NOT EXISTS is
+        # one of the ways above (an index range, one row read), decided before the trigram scan.
+        nothing_starts = [~Exists(way.values("pk")) for way in ways]
+        bounded.append(base.filter(*nothing_starts, name__icontains=q.text)[:limit])
+    return bounded
+
+
+def customer_hits(q: Query, found: list[list[dict]], limit: int) -> list[Hit]:
     return [
         Hit(
-            title=row.name or row.customer_id,
-            detail=_joined(row.email, labels.label(labels.CUSTOMER_TYPE, row.customer_type)),
-            status=labels.label(labels.STATUS, row.status),
-            code=row.status,
-            url=reverse("customers-view-customer", args=[row.customer_id]),
-            exact=row.customer_id == q.text,
+            title=row["name"] or row["customer_id"],
+            detail=_joined(row["email"], labels.label(labels.CUSTOMER_TYPE, row["customer_type"])),
+            status=labels.label(labels.STATUS, row["status"]),
+            code=row["status"],
+            url=reverse("customers-view-customer", args=[row["customer_id"]]),
+            exact=row["customer_id"] == q.text,
         )
-        for row in rows
+        for row in _first(found, limit)
     ]
 
 
@@ -125,118 +138,117 @@ def _money(value, currency: str) -> str:
     return f"{amount(value)} {currency}".strip() if value is not None else currency
 
 
-def _customer_name(customer) -> str:
-    return (customer.name or customer.customer_id) if customer else ""
-
-
-def find_transactions(q: Query, limit: int) -> list[Hit]:
+def transaction_ways(q: Query, limit: int) -> list[QuerySet]:
     if not q.id_like:
         return []
-    rows = (
-        Transaction.objects.select_related("customer")
-        .only(
-            "transaction_id",
-            "status",
-            "source_amount",
-            "source_currency",
-            "destination_amount",
-            "destination_currency",
-            "customer__name",
-            "customer__customer_id",
-        )
-        .filter(transaction_id__startswith=q.text)[:limit]
+    rows = Transaction.objects.values(
+        "pk",
+        "transaction_id",
+        "status",
+        "source_amount",
+        "source_currency",
+        "destination_amount",
+        "destination_currency",
+        *CUSTOMER_OF,
     )
+    return [rows.filter(transaction_id__startswith=q.text)[:limit]]
+
+
+def transaction_hits(q: Query, found: list[list[dict]], limit: int) -> list[Hit]:
     return [
         Hit(
-            title=row.transaction_id,
+            title=row["transaction_id"],
             detail=_joined(
-                f"{_money(row.source_amount, row.source_currency)} → "
-                f"{_money(row.destination_amount, row.destination_currency)}",
-                _customer_name(row.customer),
+                f"{_money(row['source_amount'], row['source_currency'])} → "
+                f"{_money(row['destination_amount'], row['destination_currency'])}",
+                _customer_name(row),
             ),
-            status=labels.label(labels.STATUS, row.status),
-            code=row.status,
-            url=reverse("payments-view-transaction", args=[row.transaction_id]),
-            exact=row.transaction_id == q.text,
+            status=labels.label(labels.STATUS, row["status"]),
+            code=row["status"],
+            url=reverse("payments-view-transaction", args=[row["transaction_id"]]),
+            exact=row["transaction_id"] == q.text,
         )
-        for row in rows
+        for row in _first(found, limit)
     ]
 
 
-def find_quotes(q: Query, limit: int) -> list[Hit]:
+def quote_ways(q: Query, limit: int) -> list[QuerySet]:
     """Quotes made here by their id or its start; a quote made elsewhere by the exact id its
     transaction carries (its page shows the terms from the transaction)."""
     if not q.id_like:
         return []
-    rows = list(
-        Quote.objects.select_related("customer")
-        .only(
+    ways = [
+        Quote.objects.filter(quote_id__startswith=q.text).values(
+            "pk",
             "quote_id",
             "source_amount",
             "destination_amount",
             "request",
-            "expires_at",
-            "customer__name",
-            "customer__customer_id",
-        )
-        .annotate(used=Exists(Transaction.objects.filter(quote_id=OuterRef("quote_id"))))
-        .filter(quote_id__startswith=q.text)[:limit]
-    )
-    now = timezone.now()
+            *CUSTOMER_OF,
+            used=Exists(Transaction.objects.filter(quote_id=OuterRef("quote_id"))),
+            expired=ExpressionWrapper(Q(expires_at__lte=timezone.now()), output_field=BooleanField()),
+        )[:limit]
+    ]
+    if len(q.text) >= FULL_ID:
+        ways.append(Transaction.objects.filter(quote_id=q.text).values("transaction_id", "quote_id")[:1])
+    return ways
+
+
+def quote_hits(q: Query, found: list[list[dict]], limit: int) -> list[Hit]:
     hits = [
         Hit(
-            title=row.quote_id,
-            detail=_joined(_quote_terms(row), _customer_name(row.customer)),
-            status="Used" if row.used else ("Expired" if row.expires_at <= now else "Open"),
-            code="COMPLETED" if row.used else ("EXPIRED" if row.expires_at <= now else "PENDING"),
-            url=reverse("payments-view-quote", args=[row.quote_id]),
-            exact=row.quote_id == q.text,
+            title=row["quote_id"],
+            detail=_joined(_quote_terms(row), _customer_name(row)),
+            status="Used" if row["used"] else ("Expired" if row["expired"] else "Open"),
+            code="COMPLETED" if row["used"] else ("EXPIRED" if row["expired"] else "PENDING"),
+            url=reverse("payments-view-quote", args=[row["quote_id"]]),
+            exact=row["quote_id"] == q.text,
         )
-        for row in rows
+        for row in found[0]
     ]
-    if len(q.text) >= FULL_ID and not any(hit.exact for hit in hits):
-        used = Transaction.objects.only("transaction_id", "quote_id").filter(quote_id=q.text).first()
-        if used:
-            hits.insert(
-                0,
-                Hit(
-                    title=used.quote_id,
-                    detail=f"Made outside the back-office · used by transaction {used.transaction_id}",
-                    status="Used",
-                    code="COMPLETED",
-                    url=reverse("payments-view-quote", args=[used.quote_id]),
-                    exact=True,
-                ),
-            )
+    used = found[1][0] if len(found) > 1 and found[1] else None
+    if used and not any(hit.exact for hit in hits):
+        hits.insert(
+            0,
+            Hit(
+                title=used["quote_id"],
+                detail=f"Made outside the back-office · used by transaction {used['transaction_id']}",
+                status="Used",
+                code="COMPLETED",
+                url=reverse("payments-view-quote", args=[used["quote_id"]]),
+                exact=True,
+            ),
+        )
     return hits[:limit]
 
 
-def _quote_terms(quote: Quote) -> str:
-    request = quote.request if isinstance(quote.request, dict) else {}
+def _quote_terms(row: dict) -> str:
+    request = row["request"] if isinstance(row["request"], dict) else {}
     source = (request.get("source") or {}).get("currency", "")
     destination = (request.get("destination") or {}).get("currency", "")
-    return f"{_money(quote.source_amount, source)} → {_money(quote.destination_amount, destination)}"
+    return f"{_money(row['source_amount'], source)} → {_money(row['destination_amount'], destination)}"
 
 
-def find_rules(q: Query, limit: int) -> list[Hit]:
+def rule_ways(q: Query, limit: int) -> list[QuerySet]:
     matches = Q(name__istartswith=q.text)
     if q.id_like:
         matches |= Q(rule_id__startswith=q.text)
-    rows = (
-        AutomationRule.objects.select_related("customer")
-        .only("rule_id", "name", "missing_upstream", "customer__name", "customer__customer_id")
-        .filter(matches)[:limit]
-    )
+    return [
+        AutomationRule.objects.filter(matches).values("pk", "rule_id", "name", "missing_upstream", *CUSTOMER_OF)[:limit]
+    ]
+
+
+def rule_hits(q: Query, found: list[list[dict]], limit: int) -> list[Hit]:
     return [
         Hit(
-            title=row.name or row.rule_id,
-            detail=_joined(row.rule_id, _customer_name(row.customer)),
-            status="Gone from the Payments API" if row.missing_upstream else "In force",
-            code="DEACTIVATED" if row.missing_upstream else "ACTIVE",
-            url=reverse("payments-view-automation-rule", args=[row.pk]),
-            exact=row.rule_id == q.text,
+            title=row["name"] or row["rule_id"],
+            detail=_joined(row["rule_id"], _customer_name(row)),
+            status="Gone from the Payments API" if row["missing_upstream"] else "In force",
+            code="DEACTIVATED" if row["missing_upstream"] else "ACTIVE",
+            url=reverse("payments-view-automation-rule", args=[row["pk"]]),
+            exact=row["rule_id"] == q.text,
         )
-        for row in rows
+        for row in _first(found, limit)
     ]
 
 
@@ -246,16 +258,11 @@ def _like(sql: str, prefix: str) -> RawSQL:
     return RawSQL(f"{sql} LIKE %s", [prefix + "%"], output_field=BooleanField())  # noqa: S611
 
 
-def find_accounts(q: Query, limit: int) -> list[Hit]:
-    base = PaymentAccount.objects.select_related("customer").only(
-        "account_id",
-        "account_type",
-        "status",
-        "nickname",
-        "details",
-        "customer__name",
-        "customer__customer_id",
-    )
+ACCOUNT_FIELDS = ("account_id", "account_type", "status", "nickname", "details")
+
+
+def account_ways(q: Query, limit: int) -> list[QuerySet]:
+    base = PaymentAccount.objects.values("pk", *ACCOUNT_FIELDS, *CUSTOMER_OF)
     ways = []
     if q.id_like:
         ways.append(base.filter(account_id__startswith=q.text)[:limit])
@@ -263,52 +270,69 @@ def find_accounts(q: Query, limit: int) -> list[Hit]:
         ways.append(base.filter(_like(ACCOUNT_TAIL_SQL, q.tail[::-1]))[:limit])
     if q.id_like and len(q.alnum) >= 4 and not q.alnum.isdigit():
         ways.append(base.filter(_like(ACCOUNT_ADDRESS_SQL, q.alnum))[:limit])
-    return [
-        Hit(
-            title=row.display_name,
-            detail=_joined(row.account_id or "pending", _customer_name(row.customer)),
-            status=labels.label(labels.STATUS, row.status),
-            code=row.status,
-            url=reverse("payments-view-payment-account", args=[row.pk]),
-            exact=bool(row.account_id) and row.account_id == q.text,
+    return ways
+
+
+def account_hits(q: Query, found: list[list[dict]], limit: int) -> list[Hit]:
+    hits = []
+    for row in _first(found, limit):
+        account = PaymentAccount(id=row["pk"], **{name: row[name] for name in ACCOUNT_FIELDS})
+        hits.append(
+            Hit(
+                title=account.display_name,
+                detail=_joined(row["account_id"] or "pending", _customer_name(row)),
+                status=labels.label(labels.STATUS, row["status"]),
+                code=row["status"],
+                url=reverse("payments-view-payment-account", args=[row["pk"]]),
+                exact=bool(row["account_id"]) and row["account_id"] == q.text,
+            )
         )
-        for row in _first(ways, limit)
-    ]
+    return hits
 
 
 # --- Staff ---------------------------------------------------------------------------------
 
 
-def find_staff(q: Query, limit: int) -> list[Hit]:
+def staff_ways(q: Query, limit: int) -> list[QuerySet]:
+    """The members found, and the roles of those members (a second select of the same statement)."""
     first, _, rest = q.text.partition(" ")
     matches = Q(username__istartswith=q.text) | Q(last_name__istartswith=q.text) | Q(email__istartswith=q.text)
     matches |= (
         Q(first_name__istartswith=first, last_name__istartswith=rest) if rest else Q(first_name__istartswith=q.text)
     )
-    rows = (
-        get_user_model()
-        .objects.filter(matches)
-        .prefetch_related("groups")
-        .only("username", "first_name", "last_name", "is_active")
-        .order_by("username")[:limit]
-    )
+    members = get_user_model().objects.filter(matches).order_by("username")[:limit]
+    roles = get_user_model().groups.through.objects.filter(user__in=members.values("pk"))
     return [
-        Hit(
-            title=row.username + (f" ({row.get_full_name()})" if row.get_full_name() else ""),
-            detail=", ".join(labels.label(labels.ROLE, g.name) for g in row.groups.all()) or "No role",
-            status="Active" if row.is_active else "Deactivated",
-            code="ACTIVE" if row.is_active else "DEACTIVATED",
-            url=reverse("staff-view-staff", args=[row.pk]),
-        )
-        for row in rows
+        members.values("pk", "username", "first_name", "last_name", "is_active"),
+        roles.order_by("group__name").values("user_id", "group__name"),
     ]
 
 
+def staff_hits(q: Query, found: list[list[dict]], limit: int) -> list[Hit]:
+    members, roles = found
+    held: dict[int, list[str]] = {}
+    for role in roles:
+        held.setdefault(role["user_id"], []).append(labels.label(labels.ROLE, role["group__name"]))
+    hits = []
+    for row in members[:limit]:
+        full_name = f"{row['first_name']} {row['last_name']}".strip()
+        hits.append(
+            Hit(
+                title=row["username"] + (f" ({full_name})" if full_name else ""),
+                detail=", ".join(held.get(row["pk"], [])) or "No role",
+                status="Active" if row["is_active"] else "Deactivated",
+                code="ACTIVE" if row["is_active"] else "DEACTIVATED",
+                url=reverse("staff-view-staff", args=[row["pk"]]),
+            )
+        )
+    return hits
+
+
 KINDS = [
-    Kind("customers", "Customers", "view_customers", find_customers, customers_list_url),
-    Kind("transactions", "Transactions", "view_payments", find_transactions),
-    Kind("quotes", "Quotes", "view_payments", find_quotes),
-    Kind("accounts", "Payment accounts", "view_payments", find_accounts),
-    Kind("rules", "Automation rules", "view_payments", find_rules),
-    Kind("staff", "Staff", "manage_staff", find_staff),
+    Kind("customers", "Customers", "view_customers", customer_ways, customer_hits, customers_list_url),
+    Kind("transactions", "Transactions", "view_payments", transaction_ways, transaction_hits),
+    Kind("quotes", "Quotes", "view_payments", quote_ways, quote_hits),
+    Kind("accounts", "Payment accounts", "view_payments", account_ways, account_hits),
+    Kind("rules", "Automation rules", "view_payments", rule_ways, rule_hits),
+    Kind("staff", "Staff", "manage_staff", staff_ways, staff_hits),
 ]

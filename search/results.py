@@ -7,6 +7,8 @@ from urllib.parse import urlencode
 from django.db import connection, transaction
 from django.urls import reverse
 
+from core.together import rows_together
+
 from .kinds import KINDS, Hit, Kind
 from .query import Query
 
@@ -37,11 +39,14 @@ def index_plans():
     sequential scans priced out. Left to itself the planner reads a common prefix ("Customer 1",
     a ninth of the customers by its estimate) by a sequential scan that stops at the LIMIT:
     quick while the matches are spread evenly through the table, a read of the whole table when
-    they sit at its end. With the setting the index range is read, whatever the prefix."""
+    they sit at its end. With the setting the index range is read, whatever the prefix.
+
+    No savepoint of its own: the setting ends with the transaction (at once, outside one; the
+    search is the request's last query)."""
     if connection.vendor != "postgresql":
         yield
         return
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL enable_seqscan = off")
         yield
@@ -53,10 +58,13 @@ def search(user, q: Query, *, limit: int, only: str = "") -> list[Group]:
     kinds = [kind for kind in kinds_for(user) if not only or kind.key == only]
     if not kinds:
         return []
+    # Every way of every kind in one statement.
+    planned = [(kind, kind.ways(q, limit + 1)) for kind in kinds]
     with index_plans():
-        found = [(kind, kind.find(q, limit + 1)) for kind in kinds]
+        rows = iter(rows_together(*(way for _, ways in planned for way in ways)))
     groups = []
-    for kind, hits in found:
+    for kind, ways in planned:
+        hits = kind.hits(q, [next(rows) for _ in ways], limit + 1) if ways else []
         if not hits:
             continue
         own_page = reverse("search") + "?" + urlencode({"q": q.text, "kind": kind.key})

@@ -11,7 +11,7 @@ class StaffConfig(AppConfig):
 
         from . import signals  # noqa: F401  (connects the login, lockout and second-factor receivers)
         from .actions import ACTION_LABELS
-        from .audit_targets import name_members
+        from .audit_targets import member_rows, name_members
 
         labels.register(labels.ACTION, ACTION_LABELS)
-        targets.register("user", name_members, permission="manage_staff")
+        targets.register("user", member_rows, name_members, permission="manage_staff")

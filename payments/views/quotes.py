@@ -9,13 +9,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.access import recent_auth_required, role_required
+from core.together import fetch_together
 from customers.models import Customer, CustomerStatus
 from paymentsapi import PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message
 
 from ..forms.transactions import ExecuteForm, PreviewForm, QuoteForm, quote_inputs
-from ..models import ApprovalStatus, Quote, Transaction
-from ..selectors import account_name, account_names, accounts_by_id, customers_search, quote_accounts
+from ..models import ApprovalStatus, PaymentAccount, Quote, Transaction
+from ..selectors import account_name, account_names, customers_search, quote_accounts
 from ..services.approvals import WaitingForApproval, execute_or_request_approval
 from ..services.quotes import exchange_rate_get, quote_create, quote_needs_approval, quote_usd_value
 from .open_quotes import view_quote_of_transaction
@@ -126,10 +127,17 @@ def view_quote(request, quote_id):
     if quote is None:
         # A quote made elsewhere (the API, an automation rule): its terms as its transaction carries them.
         return view_quote_of_transaction(request, quote_id)
+    # The transaction that used it and the two accounts, in one query.
+    used, accounts = fetch_together(
+        Transaction.objects.filter(quote_id=quote.quote_id).order_by("pk")[:1],
+        PaymentAccount.objects.filter(
+            account_id__in=[i for i in (quote.source_account_id, quote.destination_account_id) if i]
+        ).order_by("pk"),
+    )
     context = {
         "quote": quote,
-        "accounts": accounts_by_id(quote.source_account_id, quote.destination_account_id),
-        "transaction": Transaction.objects.filter(quote_id=quote.quote_id).first(),
+        "accounts": {account.account_id: account for account in accounts},
+        "transaction": used[0] if used else None,
         "waiting": quote.approvals.filter(status=ApprovalStatus.PENDING, expires_at__gt=timezone.now())
         .select_related("maker")
         .first(),

@@ -14,6 +14,7 @@ from tests.factories import (
     AuditEventFactory,
     AutomationRuleFactory,
     CustomerFactory,
+    PaymentAccountFactory,
     QuoteFactory,
     StaffUserFactory,
     TransactionFactory,
@@ -168,6 +169,8 @@ def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, djang
     tx = TransactionFactory(customer=customer)
     rule = AutomationRuleFactory(customer=customer, name="Sweep to USDC")
     approval = ApprovalRequestFactory()
+    account = PaymentAccountFactory(customer=customer, nickname="Treasury wallet", account_id="acc-treasury")
+    pending = PaymentAccountFactory(customer=customer, pending=True, nickname="Payroll")
     AuditEvent.objects.all().delete()
     targets = [
         ("user", member.pk),
@@ -177,11 +180,15 @@ def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, djang
         ("automation_rule", rule.rule_id),
         ("approval_request", approval.pk),
         ("user", 987654),  # a member since removed
+        ("payment_account", account.account_id),
+        ("payment_account", f"pending:{pending.pk}"),
     ]
     for kind, target_id in targets:
         AuditEventFactory(target_kind=kind, target_id=str(target_id))
     client.get(reverse("home"))
-    with django_assert_max_num_queries(4 + 6 + 1):  # the page, a query per kind, the actor suggestions
+    with django_assert_max_num_queries(
+        6
+    ):  # the session, the member, their permissions, the page, its targets, the actor suggestions
         html = client.get(reverse("audit-list-events")).content.decode()
     assert f'<a href="{reverse("staff-view-staff", args=[member.pk])}" title="User {member.pk}">dana</a>' in html
     assert f'href="{reverse("customers-view-customer", args=[customer.customer_id])}"' in html
@@ -191,6 +198,12 @@ def test_audit_targets_are_named_with_links_and_the_id_on_hover(client_as, djang
     assert ">Rule “Sweep to USDC”</a>" in html
     assert f'href="{reverse("payments-view-approval-request", args=[approval.pk])}"' in html
     assert "a removed staff member" in html
+    assert 'title="Payment account acc-treasury">Treasury wallet · ' in html
+    assert f'href="{reverse("payments-view-payment-account", args=[pending.pk])}"' in html
+    # The same page filtered from a day: the same queries.
+    with django_assert_max_num_queries(6):
+        since = client.get(reverse("audit-list-events"), {"since": "2000-01-01"}).content.decode()
+    assert ">Helix Analytics</a>" in since and ">Rule “Sweep to USDC”</a>" in since
     # No target reads as a row number: the id is only on hover.
     rows = html.split("<tbody", 1)[1]
     assert not re.search(r">\s*User\s*</span>\s*<code>\d+", rows)
@@ -209,7 +222,7 @@ def test_a_page_of_many_targets_names_them_in_one_query_per_kind(client_as, djan
     for member in StaffUserFactory.create_batch(10):
         AuditEventFactory(target_kind="user", target_id=str(member.pk))
     client.get(reverse("home"))
-    with django_assert_max_num_queries(4 + 2 + 1):
+    with django_assert_max_num_queries(6):
         client.get(reverse("audit-list-events"))
 
 

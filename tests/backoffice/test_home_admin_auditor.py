@@ -147,9 +147,9 @@ def test_a_user_without_a_role_sees_no_section(client, make_staff):
 # alerts by kind and age too; none for the auditor, who has no live figure).
 @pytest.mark.parametrize(
     ("role", "queries"),
-    # The auditor's two lists in one query, then their names: one query per kind of record named
-    # (two here: a customer, and the members among the targets and the approvals' makers).
-    [("compliance", 4 + 1), ("operations", 4 + 1), ("admin", 4 + 1), ("auditor", 4 + 1 + 2), (None, 4)],
+    # The auditor's two lists in one query, then their names (the events' targets and the
+    # approvals' makers, of every kind) in one more.
+    [("compliance", 4 + 1), ("operations", 4 + 1), ("admin", 4 + 1), ("auditor", 4 + 1 + 1), (None, 4)],
 )
 def test_each_home_page_costs_a_fixed_number_of_queries(client, make_staff, django_assert_num_queries, role, queries):
     rollups.refresh()

@@ -13,6 +13,7 @@ from monitoring.services import NotAllowed, rule_approve, rule_create, rule_new_
 from payments.models import ApprovalRequest
 from payments.services.approvals import approval_reject
 from tests.conftest import authenticated_now
+from tests.factories import StaffUserFactory
 from tests.monitoring.helpers import account, admin, customer, live_rule, onramp_quote, tx
 
 pytestmark = pytest.mark.django_db
@@ -172,6 +173,27 @@ def test_the_alerts_list_costs_the_same_queries_for_one_row_or_fifty(client_as, 
     with django_assert_max_num_queries(len(one.captured_queries)):
         page = client.get(reverse("monitoring-list-alerts"), {"kind": "monitoring", "status": "open"})
     assert page.status_code == 200 and page.content.decode().count("A transfer of 500 USD") == 50
+
+
+def test_the_rule_page_takes_six_queries_with_versions_backtests_and_alerts(client_as, django_assert_max_num_queries):
+    from monitoring import backtest
+    from monitoring.services import evaluate_transactions
+
+    rule = live_rule(RuleKind.LARGE_TRANSFER, min_usd="100")
+    evaluate_transactions([tx(customer(), 500 + n).pk for n in range(3)])
+    done = backtest.run(Backtest.objects.create(version=rule.live_version))
+    rule_new_version(user=StaffUserFactory(), rule=rule, name=rule.name, params={"min_usd": "200"})
+    rule.refresh_from_db()
+    Backtest.objects.create(version=rule.current_version)
+    client = client_as("compliance")
+    client.get(reverse("home"))  # the top bar's cached figures, read once
+    with django_assert_max_num_queries(6):
+        page = client.get(reverse("monitoring-view-rule", kwargs={"pk": rule.pk})).content.decode()
+    assert page.count("A transfer of 50") == 3  # the alerts, with their version
+    assert page.count(f">v{rule.live_version.number}</a>") == 1  # the finished backtest's version
+    assert f'id="backtest-{done.pk}"' in page
+    assert f">v{rule.current_version.number}</a>" in page  # the queued one, of the new draft
+    assert f"v{rule.live_version.number}: A transfer of 50" in page
 
 
 def test_alerts_export_as_csv(client_as):

@@ -1,6 +1,8 @@
 """The member's pages: the list (keyset pages, a fixed number of queries), opening one, all
 read, the bell and its poll, and the choices per kind."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -257,6 +259,29 @@ def test_an_operations_member_is_offered_approvals_and_stuck_transfers(client, m
     html = client.get(reverse("notifications-preferences")).content.decode()
     assert APPROVAL_WAITING.label in html and "A transfer stuck" in html
     assert "A case assigned to me" not in html
+
+
+def test_the_preferences_of_a_member_in_every_role_take_a_fixed_number_of_queries(
+    client, make_staff, django_assert_max_num_queries
+):
+    from django.utils.html import escape
+
+    from core.roles import Role
+    from notifications.kinds import KINDS
+    from tests.conftest import role_group
+
+    member = make_staff("admin", "every-role")
+    member.groups.add(*(role_group(role) for role in Role.values if role != "admin"))
+    NotificationPreference.objects.create(member=member, kind="case_assigned", choice="email")
+    client.force_login(member)
+    client.get(reverse("home"))  # the top bar's cached figures, read once
+    # The session, the member, their permissions, the kinds they receive (one query whatever the
+    # number of kinds) and their choices.
+    with django_assert_max_num_queries(6):
+        html = client.get(reverse("notifications-preferences")).content.decode()
+    for kind in KINDS.values():
+        assert escape(kind.label) in html
+    assert re.search(r'name="case_assigned" value="email"[^>]*checked', html)
 
 
 def test_the_bell_poll_carries_none_of_the_pages_own_query(signed_in):

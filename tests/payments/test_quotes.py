@@ -242,3 +242,22 @@ def test_builder_amounts_reach_the_api_as_plain_decimals_or_stay_on_the_form(cli
         assert f'value="{typed}"' in response.content.decode()  # what was typed is kept
         assert not faulty_upstream.sent("POST", "/quotes")
     assert not Quote.objects.exists()
+
+
+def test_a_quote_s_page_takes_six_queries_with_its_accounts_transaction_and_request(
+    client_as, django_assert_max_num_queries
+):
+    from tests.factories import ApprovalRequestFactory, PaymentAccountFactory, QuoteFactory, TransactionFactory
+
+    bank = PaymentAccountFactory(bank=True, account_id=str(uuid.uuid4()), nickname="Payroll")
+    wallet = PaymentAccountFactory(account_id=str(uuid.uuid4()), nickname="Treasury wallet")
+    quote = QuoteFactory(source_account_id=bank.account_id, destination_account_id=wallet.account_id)
+    ApprovalRequestFactory(quote=quote, maker__username="mira-maker")
+    used = TransactionFactory(quote_id=quote.quote_id, status="COMPLETED")
+    client = client_as("operations")
+    client.get(reverse("home"))  # the top bar's cached figures, read once
+    with django_assert_max_num_queries(6):
+        html = client.get(reverse("payments-view-quote", args=[quote.quote_id])).content.decode()
+    assert f'title="{bank.account_id}">Payroll · ' in html and f'title="{wallet.account_id}">Treasury wallet · ' in html
+    assert f"transaction <code>{used.transaction_id}</code>" in html
+    assert "request by mira-maker" in html
