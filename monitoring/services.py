@@ -201,7 +201,11 @@ def _approval_words(rule: MonitoringRule, version: RuleVersion) -> tuple[str, di
             ["What it looks for", sentence],
             ["Replaces", f"v{rule.live_version.number}, live now" if rule.live_version_id else "nothing: a new rule"],
         ],
-        "link": {"url": reverse("monitoring-view-rule", kwargs={"pk": rule.pk}), "text": "The rule, its backtests"},
+        "link": {
+            "url": reverse("monitoring-view-rule", kwargs={"pk": rule.pk}),
+            "text": "The rule, its backtests",
+            "permission": "view_monitoring",  # only those who may open it see the link
+        },
     }
     return summary, payload
 

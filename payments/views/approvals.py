@@ -40,12 +40,15 @@ def list_approval_requests(request):
     return render(request, template, {"filter": filterset, "page": page})
 
 
-def _figures(approval: ApprovalRequest) -> dict:
+def _figures(approval: ApprovalRequest, user) -> dict:
     """What the request would do, with accounts by name rather than bare ids."""
     if approval.kind == ApprovalKind.EXECUTE_QUOTE:
         ends, figures = approval.quote, {"quote": approval.quote}
     elif "template" not in approval.payload:  # a kind of an app above payments: its own words
-        return {"facts": approval.payload.get("facts", []), "link": approval.payload.get("link")}
+        link = approval.payload.get("link")
+        if link and not user.has_perm(f"core.{link.get('permission', 'view_payments')}"):
+            link = None  # a page of another app the viewer may not open
+        return {"facts": approval.payload.get("facts", []), "link": link}
     else:
         ends = approval.rule_terms
         figures = {"terms": ends, "trigger_words": trigger_words(ends)}
@@ -66,7 +69,7 @@ def view_approval_request(request, pk):
     may_check = request.user.has_perm(f"core.{PERMISSION_FOR[approval.kind]}")
     context = {
         "approval": approval,
-        **_figures(approval),
+        **_figures(approval, request.user),
         "is_maker": approval.maker_id == request.user.pk,
         "may_check": may_check and approval.maker_id != request.user.pk,
         # An approval whose write was interrupted: its checker may send it again (same key).

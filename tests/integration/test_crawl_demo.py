@@ -20,7 +20,8 @@ from tests.demo import seeded_demo  # noqa: F401  (the fixture)
 from tests.factories import ApprovalRequestFactory
 from tests.matrix import MATRIX
 
-LINK = re.compile(r"""<a\s[^>]*?href="([^"]+)"|hx-get="([^"]+)\"""")
+# Links, htmx's GETs and the URLs a page's script fetches (data-url).
+LINK = re.compile(r"""<a\s[^>]*?href="([^"]+)"|(?:hx-get|data-url)="([^"]+)\"""")
 # Not staff pages: the upstream API and its hosted forms, the webhook receiver, Django's admin,
 # static files; and the logout link, which would end the crawl.
 OUTSIDE = ("/sandbox/", "/webhooks/", "/admin/", "/static/", "/logout/", "/login/")
