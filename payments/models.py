@@ -224,6 +224,13 @@ class Transaction(MirroredModel):
             ),
             models.Index(fields=["status", "-created_upstream_at", "-id"], name="tx_status_keyset"),
             models.Index(fields=["customer", "-created_upstream_at", "-id"], name="tx_customer_keyset"),
+            # A customer's open transfers (an alert's page offers to cancel them): the few rows
+            # still open, not every transfer of a customer who made many.
+            models.Index(
+                fields=["customer", "-created_upstream_at", "-id"],
+                condition=models.Q(status__in=["CREATED", "AWAITING_TRANSFER"]),
+                name="tx_customer_open",
+            ),
             # A customer's transactions of one status (the customer page's and the list's filters):
             # a status the customer rarely has is a short range, not a walk of all its rows.
             models.Index(
