@@ -12,10 +12,7 @@ in the product:
 - live: core/live.py (LivePollMiddleware answers an unchanged poll before the session is read,
   with a memo of live sessions; CompiledQuery) -> the live views through the normal middleware
   stack, session, user and role check, and the version querysets evaluated by the ORM.
-- auth: staff/auth.py (raw SQL for the group permissions) -> ModelBackend's own lookup (the
-  role semantics kept: no per-user permissions).
 - forms: core/forms.py FormRenderer (selects written in Python) -> DjangoTemplates.
-- receiver: mirror/receiver.py's INSERT ... ON CONFLICT -> WebhookEvent.objects.get_or_create.
 - exports: PostgreSQL COPY (core/exports.py) -> the ORM's iterator and csv, as on SQLite,
   through the view at up to --export-rows rows (the newest transactions of the database).
 
@@ -37,14 +34,12 @@ logins (as bench/sweep.py makes them).
 """
 
 import argparse
-import base64
 import contextlib
 import json
 import os
 import re
 import sys
 import time
-import uuid
 import warnings
 from html import unescape
 from pathlib import Path
@@ -57,8 +52,6 @@ MAX_QUERIES = 6
 MAX_QUERIES_HOME = 8
 EXPORT_TARGET_ROWS_PER_S = 300_000
 EXPORT_TARGET_YARDSTICK = 57.4  # the machine of issue 32, where 300,000 rows/s is asked
-WEBHOOK_SECRET = "whsec_" + base64.b64encode(b"standard-way-secret-of-the-bench").decode()
-EVENT_PREFIX = "evt_standard_way_"
 
 
 # --- The standard ways, as patches -------------------------------------------------------------
@@ -112,18 +105,6 @@ def live_standard():
 
 
 @contextlib.contextmanager
-def auth_standard():
-    """ModelBackend's group permissions (an ORM query built per request); still no per-user
-    permissions, as the roles want."""
-    from django.contrib.auth.backends import ModelBackend
-
-    from staff.auth import RoleBackend
-
-    with mock.patch.object(RoleBackend, "get_group_permissions", ModelBackend.get_group_permissions):
-        yield
-
-
-@contextlib.contextmanager
 def forms_standard():
     """Every widget through Django's templates: the same renderer (and its template cache),
     with DjangoTemplates' render."""
@@ -132,36 +113,6 @@ def forms_standard():
     from core.forms import FormRenderer
 
     with mock.patch.object(FormRenderer, "render", DjangoTemplates.render):
-        yield
-
-
-def orm_store(event: dict) -> bool:
-    """mirror.receiver.store through the ORM: False when the event id is stored already."""
-    from django.utils import timezone
-
-    from mirror import receiver
-    from mirror.models import WebhookEvent
-
-    _, created = WebhookEvent.objects.get_or_create(
-        event_id=event["eventId"],
-        defaults={
-            "event_type": event["eventType"],
-            "payload": receiver._without_nul(event),
-            "occurred_at": receiver._created_at(event["createdAt"]),
-            "received_at": timezone.now(),
-            "state": WebhookEvent.State.RECEIVED,
-            "attempts": 0,
-            "last_error": "",
-        },
-    )
-    return created
-
-
-@contextlib.contextmanager
-def receiver_standard():
-    from mirror import receiver
-
-    with mock.patch.object(receiver, "store", orm_store):
         yield
 
 
@@ -177,9 +128,7 @@ def exports_standard():
 STANDARD = {
     "together": together_standard,
     "live": live_standard,
-    "auth": auth_standard,
     "forms": forms_standard,
-    "receiver": receiver_standard,
     "exports": exports_standard,
 }
 # Ways other than the piece and the standard one, timed beside them (not in the verdict).
@@ -187,9 +136,7 @@ EXTRA = {"together": {"union_per_request": together_union_per_request}}
 PIECES = {
     "together": "core/together.py: CompiledTogether (customer page), fetch_together (transaction page)",
     "live": "core/live.py: LivePollMiddleware, the live-session memo, CompiledQuery",
-    "auth": "staff/auth.py: RoleBackend's raw SQL for group permissions",
     "forms": "core/forms.py: FormRenderer's selects written in Python",
-    "receiver": "mirror/receiver.py: raw INSERT ... ON CONFLICT DO NOTHING",
     "exports": "core/exports.py: PostgreSQL COPY",
 }
 
@@ -289,13 +236,6 @@ def page_cases(ids: dict) -> dict:
             ("customer page (small)", "customers-view-customer", [small], ""),
             ("transaction page", "payments-view-transaction", [tx], ""),
         ],
-        "auth": [
-            ("home", "home", [], ""),
-            ("customers list", "customers-list-customers", [], ""),
-            ("transactions list", "payments-list-transactions", [], ""),
-            ("audit list", "audit-list-events", [], ""),
-            ("customer page (large)", "customers-view-customer", [big], ""),
-        ],
         "forms": [
             ("customers list", "customers-list-customers", [], ""),
             ("transactions list", "payments-list-transactions", [], ""),
@@ -388,32 +328,6 @@ def measure_live(clients, ids, budget: float, repeats: int) -> list[dict]:
     return pages
 
 
-def measure_receiver(budget: float, repeats: int, customer_id: str) -> list[dict]:
-    from _setup import signed_event
-    from django.conf import settings
-    from django.core.cache import caches
-    from django.test import Client
-
-    from mirror.models import WebhookEvent
-
-    settings.PAYMENTS_WEBHOOK_SECRET = WEBHOOK_SECRET
-    caches["local"].clear()
-    client = Client()
-
-    def post(_way):
-        _, body, headers = signed_event(WEBHOOK_SECRET, customer_id, event_id=EVENT_PREFIX + uuid.uuid4().hex)
-        return lambda: client.post("/webhooks/payments", body, content_type="application/json", headers=headers)
-
-    ways = {"piece": contextlib.nullcontext, "standard": receiver_standard}
-    try:
-        figures = interleaved(ways, post, status=202, repeats=repeats)
-    finally:
-        WebhookEvent.objects.filter(event_id__startswith=EVENT_PREFIX).delete()
-    page = _page("webhook acknowledgement", "/webhooks/payments", figures, budget, MAX_QUERIES)
-    print(json.dumps({"measuring": "receiver", **page}), file=sys.stderr)
-    return [page]
-
-
 def export_url(rows: int) -> str:
     """The transactions export of the newest `rows` or so (whole days, by the list's own
     `created_from` filter; all of them when there are fewer)."""
@@ -485,7 +399,6 @@ def main():
     parser.add_argument("--export-rounds", type=int, default=2)
     parser.add_argument("--only", action="append", choices=list(STANDARD), help="only this piece (repeatable)")
     args = parser.parse_args()
-    os.environ["CELERY_BROKER_URL"] = "memory://"  # the receiver's queueing: a publish, not a worker
 
     from _setup import database_exists, machine_speed, pages_without_upstream
 
@@ -511,8 +424,6 @@ def main():
             pages = measure_pages(piece, cases[piece], clients, budget, args.repeats)
         elif piece == "live":
             pages = measure_live(clients, ids, budget, args.repeats)
-        elif piece == "receiver":
-            pages = measure_receiver(budget, args.repeats, ids["big"])
         else:
             target = EXPORT_TARGET_ROWS_PER_S * EXPORT_TARGET_YARDSTICK / yardstick_now
             pages = measure_exports(clients, args.export_rows, args.export_rounds, target)

@@ -2,7 +2,6 @@
 really swap (a swap that patched nothing would judge the piece against itself), keep the page's
 answer, and the verdict must follow its rule."""
 
-import json
 import sys
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from upstream.mirrored import Source
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import standard_way
-from _setup import signed_event
 
 pytestmark = pytest.mark.django_db
 
@@ -84,26 +82,6 @@ def test_live_standard_answers_through_the_session_and_the_view(reviewer, custom
     assert LivePollMiddleware.__call__ is original  # unpatched after
 
 
-def test_auth_standard_gives_the_same_permissions_through_model_backend(compliance_user):
-    from django.contrib.auth import get_user_model
-
-    from staff import auth
-
-    def permissions():
-        return get_user_model().objects.get(pk=compliance_user.pk).get_all_permissions()
-
-    original = auth.RoleBackend.get_group_permissions
-    with CaptureQueriesContext(connection) as piece_sql:
-        piece = permissions()
-    with standard_way.auth_standard(), CaptureQueriesContext(connection) as standard_sql:
-        standard = permissions()
-
-    assert piece == standard and "core.view_customers" in piece
-    assert auth.RoleBackend.get_group_permissions is original  # unpatched after
-    # The piece's statement is its own; the standard one is the ORM's (a different SQL text).
-    assert piece_sql.captured_queries[-1]["sql"] != standard_sql.captured_queries[-1]["sql"]
-
-
 def test_forms_standard_renders_selects_through_the_templates(make_staff, client):
     from unittest import mock
 
@@ -120,21 +98,6 @@ def test_forms_standard_renders_selects_through_the_templates(make_staff, client
         assert not written.called
 
     assert piece.count("<select") == standard.count("<select") > 0
-
-
-def test_receiver_standard_stores_once_and_tells_a_duplicate():
-    from mirror import receiver
-    from mirror.models import WebhookEvent
-
-    _, body, _ = signed_event(standard_way.WEBHOOK_SECRET, "c-1", event_id="evt_std_1")
-    event = json.loads(body)
-    with standard_way.receiver_standard():
-        assert receiver.store is standard_way.orm_store
-        assert receiver.store(event) is True
-        assert receiver.store(event) is False
-    assert receiver.store is not standard_way.orm_store
-    stored = WebhookEvent.objects.get(event_id="evt_std_1")
-    assert stored.state == WebhookEvent.State.RECEIVED and stored.payload == event
 
 
 def test_exports_standard_writes_the_iterator_s_lines_where_copy_would_run():
