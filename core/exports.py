@@ -183,6 +183,7 @@ def _cell_sql(queryset: QuerySet, column: Column):
     return F(column.path)
 
 
+# Kept: several times the rows a second of the iterator (docs/benchmarks.md, "Keep or remove").
 def _copy_chunks(queryset: QuerySet, columns: list[Column]):
     cells = {f"export_{i}": _cell_sql(queryset, column) for i, column in enumerate(columns)}
     query = queryset.annotate(**cells).values_list(*cells)

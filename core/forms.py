@@ -137,6 +137,7 @@ def select_html(widget: dict) -> str | None:
     return format_html('<select name="{}"{}>{}</select>', widget["name"], flatatt(widget["attrs"]), inner)
 
 
+# Kept: Django's renderer misses the budget on the transactions list (docs/benchmarks.md, "Keep or remove").
 class FormRenderer(DjangoTemplates):
     def render(self, template_name, context, request=None):
         if template_name == SELECT:

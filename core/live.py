@@ -21,6 +21,10 @@ and no longer than their session: a logout, a deactivation or a second-factor re
 deletes the session) ends it, in the process that ended it at once and in the others within
 LIVE_SESSION_RECHECK_SECONDS (a session seen alive is read again at most that often). docs/benchmarks.md ("Live pages") has the figures.
 
+Kept against the live pages' budget (open pages cost under a tenth of a core), which the
+normal middleware stack misses though each poll alone is within a page's (docs/benchmarks.md,
+"Keep or remove").
+
 The version also goes out as an ETag, and a request's If-None-Match is honoured like `v`.
 """
 

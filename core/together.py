@@ -84,6 +84,7 @@ def fetch_together(*querysets) -> list[list]:
     return _lists(_combined(querysets), [qs.model for qs in querysets], [_ordering(qs) for qs in querysets])
 
 
+# Kept: the standard way (each list on its own) misses the query budget (docs/benchmarks.md, "Keep or remove").
 class CompiledTogether:
     """`fetch_together` for a page whose lists differ from one request to the next only by a
     few values (a customer's key and id): the ORM compiles the UNION ALL once per process and

@@ -161,9 +161,9 @@ def store(event: dict) -> bool:
     """Store a verified event in the inbox; False when its id is there already (a duplicate).
 
     `get_or_create`: a duplicate, even one that races in, answers False without failing the
-    request or a surrounding transaction (its INSERT runs in a savepoint). Kept standard: a
-    raw INSERT ... ON CONFLICT measured 1.4 against 2.5 ms p50 here, both far within the
-    receiver's budget (docs/benchmarks.md, "Keep or remove").
+    request or a surrounding transaction (its INSERT runs in a savepoint). The standard way: a
+    raw INSERT ... ON CONFLICT was faster, but both are far within the receiver's budget
+    (docs/benchmarks.md, "Keep or remove").
     """
     _, created = WebhookEvent.objects.get_or_create(
         event_id=event["eventId"],
