@@ -181,3 +181,14 @@ def test_check_deploy_takes_a_secret_stored_by_register_webhook(settings):
     assert any("PAYMENTS_WEBHOOK_SECRET" in w.msg for w in check_payments_api(None))
     WebhookSecretFactory()
     assert not any("PAYMENTS_WEBHOOK_SECRET" in w.msg for w in check_payments_api(None))
+
+
+def test_production_templates_are_compiled_once_by_the_cached_loader():
+    code = (
+        "from django.template import engines;"
+        "[outer] = engines['django'].engine.template_loaders;"
+        "inner = getattr(outer, 'loaders', [outer]);"  # django-template-partials wraps the loaders
+        "print(*[type(loader).__module__ for loader in inner])"
+    )
+    result = manage("shell", "-c", code, env=PRODUCTION)
+    assert result.stdout.splitlines()[-1].split() == ["django.template.loaders.cached"], result.stderr
