@@ -160,3 +160,11 @@ def test_a_failed_write_leaves_nothing_behind(api, monkeypatch):
 
     assert_error(response, 500, "INTERNAL_SERVER_ERROR")
     assert Customer.objects.count() == 0
+
+
+@pytest.mark.parametrize("accept", ["text/html", "L", "application/xml;q=1"])
+def test_json_is_the_answer_whatever_the_accept_header_asks(api, accept):
+    response = api.client.get("/sandbox/customers", HTTP_ACCEPT=accept)
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    anonymous = api.client.__class__().get("/sandbox/customers", HTTP_ACCEPT=accept)
+    assert_error(anonymous, 401, "UNAUTHORIZED")
