@@ -137,14 +137,52 @@ def select_html(widget: dict) -> str | None:
     return format_html('<select name="{}"{}>{}</select>', widget["name"], flatatt(widget["attrs"]), inner)
 
 
+MULTIPLE = {"django/forms/widgets/checkbox_select.html", "django/forms/widgets/radio.html"}
+INPUT_OPTION = {"django/forms/widgets/checkbox_option.html", "django/forms/widgets/radio_option.html"}
+
+
+def _input_option(o: dict) -> str:
+    value = "" if o["value"] is None else f' value="{conditional_escape(str(o["value"]))}"'
+    tag = format_html('<input type="{}" name="{}"', o["type"], o["name"]) + value + flatatt(o["attrs"]) + ">"
+    if not o["wrap_label"]:
+        return tag
+    label_for = format_html(' for="{}"', o["attrs"]["id"]) if o["attrs"].get("id") else ""
+    return f"<label{label_for}>{tag} {conditional_escape(o['label'])}</label>"
+
+
+def multiple_input_html(widget: dict) -> str | None:
+    """Checkboxes or radio buttons of a widget context as Django's templates write them; None
+    when an option has a template of its own."""
+    attrs = widget["attrs"]
+    parts = [
+        format_html(
+            "<div{}{}>",
+            format_html(' id="{}"', attrs["id"]) if attrs.get("id") else "",
+            format_html(' class="{}"', attrs["class"]) if attrs.get("class") else "",
+        )
+    ]
+    for group, options, _ in widget["optgroups"]:
+        if any(option["template_name"] not in INPUT_OPTION for option in options):
+            return None
+        if group:
+            parts.append(format_html("\n  <div><label>{}</label>", group))
+        parts += [f"<div>\n    {_input_option(option)}</div>" for option in options]
+        if group:
+            parts.append("\n  </div>")
+    parts.append("\n</div>")
+    # Every value and label above went through escape(): the whole is safe.
+    return SafeString("".join(parts))
+
+
 # Kept: Django's renderer misses the budget on the transactions list (docs/benchmarks.md, "Keep or remove").
 class FormRenderer(DjangoTemplates):
     def render(self, template_name, context, request=None):
+        html = None
         if template_name == SELECT:
             html = select_html(context["widget"])
-            if html is not None:
-                return html
-        return super().render(template_name, context, request)
+        elif template_name in MULTIPLE:
+            html = multiple_input_html(context["widget"])
+        return html if html is not None else super().render(template_name, context, request)
 
 
 def day_start(day: dt.date) -> dt.datetime:

@@ -8,6 +8,7 @@ from django.test.signals import template_rendered
 from audit.filters import AuditEventFilter
 from core.forms import FormRenderer
 from customers.filters import QueueFilter
+from customers.forms.casework import DecisionForm
 from customers.forms.create import CustomerCreate
 from customers.forms.kyb import KybForm, PersonForm
 from customers.forms.kyc import KycForm
@@ -38,6 +39,8 @@ FORMS = [
     lambda: ExternalCryptoWalletForm(),
     lambda: ServiceAutoFiatAccountForm({"destination_currencies": ["USDC"]}),
     lambda: AutomationRuleForm(),
+    lambda: DecisionForm({"kind": "approve"}),
+    lambda: DecisionForm({"kind": "<b>"}),
 ]
 
 
@@ -76,6 +79,18 @@ def test_a_country_select_is_written_without_a_template():
     assert html.count("<option") == len(ours.fields["nationality"].choices) > 200
     assert _templates_rendered(lambda: str(ours["nationality"])) == 0
     assert _templates_rendered(lambda: str(djangos["nationality"])) > 200
+
+
+def test_checkboxes_and_radio_buttons_are_written_without_a_template():
+    ours = QueueFilter({"status": ["UNDER_REVIEW"]}).form
+    ours.renderer = FormRenderer()
+    fields = [bound for bound in ours if bound.field.widget.input_type in ("checkbox", "radio")]
+    assert fields, "the queue's filter form has checkboxes"
+    assert _templates_rendered(lambda: [str(bound) for bound in fields]) == 0
+    radios = DecisionForm()
+    radios.renderer = FormRenderer()
+    assert 'type="radio"' in str(radios["kind"])
+    assert _templates_rendered(lambda: str(radios["kind"])) == 0
 
 
 def test_a_chosen_value_is_selected_and_text_escaped():
