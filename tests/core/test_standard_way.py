@@ -72,13 +72,30 @@ def test_live_standard_answers_the_same_through_the_view(reviewer, customer, rf)
     with standard_way.live_standard():
         # The version as the standard way computes it (SQLite's raw rows differ from the ORM's).
         standard_answer = reviewer.get(poller_url(reviewer.get(page).content.decode()))
-        # Every poll goes on to the stack and the view: the middleware answers none itself.
-        view_answer = object()
-        middleware = LivePollMiddleware(lambda request: view_answer)
-        assert middleware(rf.get("/customers/x/live", {"t": "token", "v": "version"})) is view_answer
 
     assert piece_answer.status_code == standard_answer.status_code == 304
     assert LivePollMiddleware.__call__ is original  # unpatched after
+
+
+def test_live_standard_hands_a_poll_the_piece_would_answer_to_the_view(rf):
+    from types import SimpleNamespace
+    from unittest import mock
+
+    from core import live
+
+    unchanged = SimpleNamespace(func=SimpleNamespace(live_version=lambda request, **kwargs: "v1"), kwargs={})
+    view_answer = object()
+    middleware = live.LivePollMiddleware(lambda request: view_answer)
+    request = rf.get("/customers/x/live", {"t": "token", "v": "v1"})
+    with (
+        mock.patch.object(live, "resolve", return_value=unchanged),
+        mock.patch.object(live, "_known_version", return_value="v1"),
+        mock.patch.object(live, "_token_fits", return_value=True),
+        mock.patch.object(live, "_session_alive", return_value=True),
+    ):
+        assert middleware(request).status_code == 304  # the piece: answered before the view
+        with standard_way.live_standard():
+            assert middleware(request) is view_answer
 
 
 def test_forms_standard_renders_selects_through_the_templates(make_staff, client):
