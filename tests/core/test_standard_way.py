@@ -63,7 +63,7 @@ def test_together_standard_reads_the_customer_page_list_by_list(reviewer, custom
         assert "A note both ways show" in page.content.decode()
 
 
-def test_live_standard_answers_the_same_through_the_view(reviewer, customer, rf):
+def test_live_standard_answers_the_same_through_the_view(reviewer, customer):
     from core.live import LivePollMiddleware
 
     original = LivePollMiddleware.__call__
