@@ -203,30 +203,6 @@ def verdict(pages: list[dict]) -> dict:
 # --- The pages each piece serves ----------------------------------------------------------------
 
 
-def staff_clients() -> dict:
-    """A logged-in test client per role, as just after a password login (bench/sweep.py)."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group, Permission
-    from django.test import Client
-
-    from core.roles import sync_role_groups
-
-    sync_role_groups(Group, Permission)
-    clients = {}
-    for role in ("admin", "auditor", "compliance", "operations"):
-        user, _ = get_user_model().objects.get_or_create(username=f"sweep-{role}")
-        user.groups.add(Group.objects.get(name=role))
-        clients[role] = Client()
-        clients[role].force_login(user)
-        session = clients[role].session
-        session["account_authentication_methods"] = [
-            {"method": "password", "at": time.time() + 86400, "username": user.username}
-        ]
-        session["account_authentication_methods_user"] = str(user.pk)
-        session.save()
-    return clients
-
-
 def page_cases(ids: dict) -> dict:
     """Per piece, the pages it serves: (label, URL name, its arguments, query)."""
     big, small, tx = ids["big"], ids["small"], ids["transaction"]
@@ -405,7 +381,7 @@ def main():
     if not args.reuse or not database_exists(args.database):
         parser.error(f"--reuse with an existing database (bench/sweep.py --keep --database {args.database})")
     pages_without_upstream(args.database, reuse=True)
-    from sweep import budget_ms, known_ids
+    from sweep import budget_ms, known_ids, staff_clients
 
     from customers.models import Customer
 

@@ -573,6 +573,31 @@ def page_urls(clients: dict, ids: dict, only: set | None = None) -> list[tuple[s
     return urls
 
 
+def staff_clients() -> dict:
+    """A logged-in test client per role, as just after a password login: the pages that ask
+    for a recent one open."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group, Permission
+    from django.test import Client
+
+    from core.roles import sync_role_groups
+
+    sync_role_groups(Group, Permission)
+    clients = {}
+    for role in ("admin", "auditor", "compliance", "operations"):
+        user, _ = get_user_model().objects.get_or_create(username=f"sweep-{role}")
+        user.groups.add(Group.objects.get(name=role))
+        clients[role] = Client()
+        clients[role].force_login(user)
+        session = clients[role].session
+        session["account_authentication_methods"] = [
+            {"method": "password", "at": time.time() + 86400, "username": user.username}
+        ]
+        session["account_authentication_methods_user"] = str(user.pk)
+        session.save()
+    return clients
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--customers", type=int, default=1_000_000)
@@ -594,31 +619,14 @@ def main():
     if args.reuse and not database_exists(args.database):
         parser.error(f"--reuse: no database {args.database} (run with --keep first)")
     reuse = pages_without_upstream(args.database, keep=args.keep or args.build_only, reuse=args.reuse)
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group, Permission
     from django.db import connection
-    from django.test import Client
     from search_box import cases as search_cases
 
     from audit.models import AuditEvent
-    from core.roles import sync_role_groups
     from customers.models import Customer
     from payments.models import Transaction
 
-    sync_role_groups(Group, Permission)
-    clients = {}
-    for role in ("admin", "auditor", "compliance", "operations"):
-        user, _ = get_user_model().objects.get_or_create(username=f"sweep-{role}")
-        user.groups.add(Group.objects.get(name=role))
-        clients[role] = Client()
-        clients[role].force_login(user)
-        # As just after a password login: the pages that ask for a recent one open.
-        session = clients[role].session
-        session["account_authentication_methods"] = [
-            {"method": "password", "at": time.time() + 86400, "username": user.username}
-        ]
-        session["account_authentication_methods_user"] = str(user.pk)
-        session.save()
+    clients = staff_clients()
     if reuse:
         seconds = 0.0
         with connection.cursor() as cursor:
