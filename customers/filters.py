@@ -34,18 +34,16 @@ from core.forms import SuggestInput, date_input
 
 from . import choices, selectors
 from .forms.casework import colleagues
-from .models import CaseKind, CustomerStatus, CustomerType
+from .models import OPEN_ALERT_COLUMNS, CaseKind, CustomerStatus, CustomerType
 
 VIEWS = [("queue", "Needs a person"), ("all", "All customers")]
 SORTS = [("age", "Oldest in state first"), ("updated", "Last update first")]
 ASSIGNEES = [("", "Anyone"), ("me", "Me"), ("none", "Unassigned")]
 SLA = [("breached", "Over SLA"), ("due", "SLA ends within 2 hours")]
-# The customer's column counting its open alerts of each kind (monitoring keeps them).
-ALERT_COUNTS = {CaseKind.MONITORING: "open_monitoring_alerts", CaseKind.SCREENING: "open_screening_alerts"}
 
 
 def alerts_q(kind: str) -> Q:
-    return Q(**{f"{ALERT_COUNTS[kind]}__gt": 0})
+    return Q(**{f"{OPEN_ALERT_COLUMNS[kind]}__gt": 0})
 
 
 def _issue_codes():
@@ -139,7 +137,7 @@ class QueueFilter(django_filters.FilterSet):
         if statuses:
             queryset = queryset.filter(status__in=statuses)
         if not queue:
-            return queryset.filter(alerts_q(kind)) if kind in ALERT_COUNTS else queryset
+            return queryset.filter(alerts_q(kind)) if kind in OPEN_ALERT_COLUMNS else queryset
         # Verification: only the statuses that may need a person are read (a CREATED customer
         # once it waited too long), as the home page counts them; ACTIVE or DEACTIVATED chosen
         # alone leave it out before the query rather than find it empty reading them all.
@@ -147,7 +145,7 @@ class QueueFilter(django_filters.FilterSet):
         if statuses:
             needing = [s for s in statuses if s in selectors.NEEDS_PERSON or s == CustomerStatus.CREATED]
             verification = verification & Q(status__in=needing) if needing else None
-        alerts = {k: alerts_q(k) & ~selectors.escalated_q() for k in ALERT_COUNTS}
+        alerts = {k: alerts_q(k) & ~selectors.escalated_q() for k in OPEN_ALERT_COLUMNS}
         if kind == CaseKind.VERIFICATION:
             wanted = [verification]
         elif kind:

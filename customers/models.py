@@ -45,6 +45,9 @@ class CaseKind(models.TextChoices):
     SCREENING = "screening", "Watchlist screening"
 
 
+# The customer's column counting its open alerts of each kind: monitoring keeps them
+# (monitoring.services.refresh_open_alerts), the review queue reads them (customers.filters).
+OPEN_ALERT_COLUMNS = {CaseKind.MONITORING: "open_monitoring_alerts", CaseKind.SCREENING: "open_screening_alerts"}
 # The open alerts of a customer, per kind, are a case too (customers.filters).
 OPEN_ALERTS_MONITORING = models.Q(open_monitoring_alerts__gt=0)
 OPEN_ALERTS_SCREENING = models.Q(open_screening_alerts__gt=0)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.records import audit_record
-from customers.models import Customer
+from customers.models import OPEN_ALERT_COLUMNS, Customer
 from payments.models import ApprovalKind, ApprovalRequest, Transaction
 from payments.services.approval_writes import ApprovalWriteFailed
 from payments.services.approvals import (
@@ -69,10 +69,6 @@ def evaluate_transactions(pks, versions: list[RuleVersion] | None = None) -> int
 # Sent after new alerts are stored, with their dedupe keys (an alert raised by two workers at
 # once may be announced twice: a receiver keys its work on the alert).
 alerts_raised = Signal()
-
-
-# The customer's column counting its open alerts of each kind (the review queue reads them).
-OPEN_ALERT_COLUMNS = {AlertKind.MONITORING: "open_monitoring_alerts", AlertKind.SCREENING: "open_screening_alerts"}
 
 
 def refresh_open_alerts(customer_pks) -> None:
@@ -284,7 +280,7 @@ def put_back_draft(sender, *, approval: ApprovalRequest, **kwargs) -> None:
     """A monitoring rule's request rejected, withdrawn or expired: its version is a draft again."""
     if approval.kind != ApprovalKind.MONITORING_RULE:
         return
-    version = RuleVersion.objects.filter(approval=approval, approved_at__isnull=True).select_related("rule").first()
+    version = RuleVersion.objects.filter(approval=approval, approved_at__isnull=True).first()
     if version is None:
         return
     RuleVersion.objects.filter(pk=version.pk).update(submitted_at=None)
@@ -309,10 +305,6 @@ def rule_resume(*, user, rule: MonitoringRule) -> None:
     rule.status = RuleStatus.LIVE
     rule.save(update_fields=["status"])
     _audit(user, "monitoring.rule_resume", rule, version=rule.live_version.number)
-
-
-def version_sentence(version: RuleVersion) -> str:
-    return describe(version.rule.kind, version.params)
 
 
 # --- Decisions ----------------------------------------------------------------------------------

@@ -334,8 +334,11 @@ def view_backtest(request, pk):
 @role_required("view_monitoring")
 @require_GET
 def list_watchlists(request):
-    lists = WatchList.objects.select_related("imported_by").order_by("name")[:200]
-    return render(request, "monitoring/lists/list.html", {"lists": lists, "form": ImportForm()})
+    return render(request, "monitoring/lists/list.html", {"lists": _watchlists(), "form": ImportForm()})
+
+
+def _watchlists():
+    return WatchList.objects.select_related("imported_by").order_by("name")[:200]
 
 
 def _import(request, watchlist, form):
@@ -378,8 +381,7 @@ def import_watchlist(request):
             if watchlist is not None:
                 messages.success(request, f"Imported {watchlist.entry_count} entries; the mirror is screened again.")
                 return redirect("monitoring-view-watchlist", pk=watchlist.pk)
-    lists = WatchList.objects.order_by("name")[:200]
-    return render(request, "monitoring/lists/list.html", {"lists": lists, "form": form}, status=400)
+    return render(request, "monitoring/lists/list.html", {"lists": _watchlists(), "form": form}, status=400)
 
 
 def _watchlist_page(request, watchlist, form, status=200):
