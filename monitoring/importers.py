@@ -166,6 +166,11 @@ def import_entries(watchlist: WatchList, entries: list[dict], *, user=None) -> W
     return watchlist
 
 
+def format_of(main) -> str:
+    """The list format of an uploaded main file (bytes or text)."""
+    return detect_format(_text(main))
+
+
 def read_files(fmt: str, *, main, aliases=None, addresses=None) -> list[dict]:
     """The entries of uploaded files (bytes or text) in `fmt` ("" = detect it from the main file)."""
     main = _text(main)

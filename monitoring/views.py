@@ -351,7 +351,7 @@ def _import(request, watchlist, form):
         return None
     with transaction.atomic():
         if watchlist is None:
-            fmt = data.get("format") or importers.detect_format(importers._text(uploads["main"]))
+            fmt = data.get("format") or importers.format_of(uploads["main"])
             watchlist = WatchList.objects.create(name=data["name"], format=fmt)
         watchlist.match_threshold = data["match_threshold"]
         watchlist.save(update_fields=["match_threshold"])
