@@ -63,5 +63,5 @@ def seed_demo_notifications(members: dict[str, object]) -> int:
                 # Made now, told as of then (created_at is set on insert).
                 Notification.objects.filter(pk=notification.pk).update(created_at=at)
                 made += 1
-        services.unread_ids(member.pk)  # the bell's count, for the first page
+        services.remembered_unread_ids(member.pk)  # the bell's count, for the first page
     return made

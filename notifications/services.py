@@ -140,13 +140,18 @@ def _bell_key(member_id: int) -> str:
 
 
 def unread_ids(member_id: int) -> list[int]:
-    """The newest unread notifications' ids (at most BELL_LIMIT): one query on the partial index.
-    The count is remembered for the bell of the member's next page (cached_unread_count)."""
-    ids = list(
+    """The newest unread notifications' ids (at most BELL_LIMIT): one query on the partial index."""
+    return list(
         Notification.objects.filter(recipient_id=member_id, read_at__isnull=True)
         .order_by("-id")
         .values_list("id", flat=True)[:BELL_LIMIT]
     )
+
+
+def remembered_unread_ids(member_id: int) -> list[int]:
+    """`unread_ids`, their count remembered for the bell of the member's next page
+    (cached_unread_count). Not on the unchanged poll: its count is the one remembered."""
+    ids = unread_ids(member_id)
     cache.set(_bell_key(member_id), len(ids), BELL_CACHE_SECONDS)
     return ids
 
@@ -161,7 +166,7 @@ def remember_unread_after_commit(member_ids) -> None:
     each, on the writer's side rather than on every page of theirs."""
     member_ids = sorted(member_ids)
     if member_ids:
-        transaction.on_commit(lambda: [unread_ids(member_id) for member_id in member_ids])
+        transaction.on_commit(lambda: [remembered_unread_ids(member_id) for member_id in member_ids])
 
 
 @transaction.atomic

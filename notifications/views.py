@@ -80,7 +80,7 @@ def bell_context(request, *, counted: bool = True) -> dict:
             "bell_more": known is not None and known >= services.BELL_LIMIT,
             "bell_url": live_url(request, reverse("notifications-bell"), "", page_query=False),
         }
-    ids = services.unread_ids(request.user.pk)
+    ids = services.remembered_unread_ids(request.user.pk)
     version = version_of(ids[:1], len(ids))
     return {
         "bell_count": len(ids),
