@@ -133,7 +133,8 @@ def reject_approval_request(request, pk):
         else:
             messages.success(request, f"Rejected; {approval.maker.get_username()} sees your reason.")
             return redirect("payments-view-approval-request", pk=approval.pk)
-    return render(request, "payments/approvals/reject.html", {"approval": approval, "reject_form": form})
+    status = 400 if request.method == "POST" else 200
+    return render(request, "payments/approvals/reject.html", {"approval": approval, "reject_form": form}, status=status)
 
 
 @role_required("view_payments")

@@ -190,8 +190,8 @@ def test_reject_needs_a_reason_and_the_maker_reads_it(maker, checker, setup):
     form = checker.get(url)
     assert form.status_code == 200 and "Reject request" in form.content.decode()
     empty = checker.post(url, {"reason": ""})
-    assert empty.status_code == 200 and "This field is required." in empty.content.decode()
-    assert maker.post(url, {"reason": "mine"}).status_code == 200  # the maker cannot reject either
+    assert empty.status_code == 400 and "This field is required." in empty.content.decode()
+    assert maker.post(url, {"reason": "mine"}).status_code == 400  # the maker cannot reject either
     approval.refresh_from_db()
     assert approval.status == "pending"
     response = checker.post(url, {"reason": "Wrong destination wallet"}, follow=True)
