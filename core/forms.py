@@ -41,12 +41,19 @@ def submission_mark(request) -> str:
     return posted or str(uuid.uuid4())
 
 
+def wire_name(name: str) -> str:
+    """A field's name as the Payments API writes it: "source_payment_method" -> "sourcePaymentMethod"."""
+    first, *words = name.split("_")
+    return first + "".join(word.capitalize() for word in words)
+
+
 class ApiErrorsMixin:
     """Puts the details of a VALIDATION_ERROR (`exc.field_errors`) on the fields they name: the
     form's own, its rows', or those of the forms it is made of.
 
-    `api_fields` maps an error path ("externalCryptoWallet.address.address") to a field of this
-    form. `api_parts()` names the other forms holding parts of the request: a path ("kycData")
+    A field named as the request's top-level field it fills (`customer_id` for "customerId")
+    takes that field's errors; `api_fields` maps any other error path
+    ("externalCryptoWallet.address.address") to a field of this form. `api_parts()` names the other forms holding parts of the request: a path ("kycData")
     -> the form of the object there, or -> the forms of a list's rows in the request's order
     ("kycData.documents.1.type" goes onto the second row's field for "type"). The longest path
     that places an error wins; an error no field takes goes to the top, naming its path.
@@ -59,8 +66,11 @@ class ApiErrorsMixin:
 
     def api_field(self, path: tuple) -> tuple[forms.Form, str] | None:
         """The form and the name of the field an error at `path` belongs to, or None."""
+        fields = getattr(self, "fields", ())
         name = self.api_fields.get(".".join(map(str, path)))
-        if name is not None and name in getattr(self, "fields", ()):
+        if name is None and len(path) == 1:
+            name = next((field for field in fields if wire_name(field) == path[0]), None)
+        if name is not None and name in fields:
             return self, name
         parts = self.api_parts()
         for cut in range(len(path) - 1, -1, -1):
@@ -205,3 +215,8 @@ def day_range(since=None, until=None) -> dict:
 
 def date_input():
     return forms.DateInput(attrs={"type": "date"})
+
+
+def textarea_field(label: str, *, max_length: int, rows: int = 3, **kwargs) -> forms.CharField:
+    """Free text of a few lines: a reason, a note."""
+    return forms.CharField(label=label, max_length=max_length, widget=forms.Textarea(attrs={"rows": rows}), **kwargs)

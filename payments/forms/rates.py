@@ -26,14 +26,6 @@ class ExchangeRateForm(ApiErrorsMixin, forms.Form):
     destination_currency = _currency_field("Destination currency")
     source_amount = AmountField(label="Amount (optional)", required=False)
 
-    api_fields = {
-        "sourcePaymentMethod": "source_payment_method",
-        "sourceCurrency": "source_currency",
-        "destinationPaymentMethod": "destination_payment_method",
-        "destinationCurrency": "destination_currency",
-        "sourceAmount": "source_amount",
-    }
-
     def clean(self):
         data = super().clean()
         for side in ("source", "destination"):

@@ -81,8 +81,6 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
     threshold_amount = AmountField(label="Threshold amount (source currency)", required=False)
 
     api_fields = {
-        "name": "name",
-        "customerId": "customer_id",
         "transactionTemplate.source.sourcePaymentAccountId": "source_account_id",
         "transactionTemplate.source.sourcePaymentMethod": "source_payment_method",
         "transactionTemplate.source.sourceCurrency": "source_currency",
