@@ -13,12 +13,14 @@ compares the two for every form with a select); every other template renders as 
 import datetime as dt
 import uuid
 
+import django_filters
 from django import forms
 from django.forms.renderers import DjangoTemplates
 from django.forms.utils import flatatt
 from django.utils import timezone
 from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import SafeString
+from django_filters.constants import EMPTY_VALUES
 
 # The one-time mark of a form that makes something (upstream.claims): however often one filled-in
 # form is sent, it makes one thing, and a resend answers with what the first made.
@@ -215,6 +217,22 @@ def day_range(since=None, until=None) -> dict:
 
 def date_input():
     return forms.DateInput(attrs={"type": "date"})
+
+
+class DayFilter(django_filters.DateFilter):
+    """A day bounding a datetime column: that day and after, or with `until` that day and
+    before, whole days in the staff member's time zone (day_range: a range the column's index
+    seeks, rather than a cast of every row to a date)."""
+
+    def __init__(self, *, until: bool = False, **kwargs):
+        super().__init__(widget=date_input(), **kwargs)
+        self.until = until
+
+    def filter(self, qs, value):
+        if value in EMPTY_VALUES:
+            return qs
+        bounds = day_range(until=value) if self.until else day_range(since=value)
+        return qs.filter(**{f"{self.field_name}__{op}": bound for op, bound in bounds.items()})
 
 
 def textarea_field(label: str, *, max_length: int, rows: int = 3, **kwargs) -> forms.CharField:
