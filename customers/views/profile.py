@@ -144,7 +144,7 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
         edit = profile.edit_class(data, request.FILES, issues=issues)
         if profile is KYB_EDIT:
             edit.is_valid()
-        return render(request, template, _context(customer, edit, quiet=True))
+        return render(request, template, _context(customer, profile, edit, quiet=True))
     edit = profile.edit_class(*bound(request), issues=issues)
     if request.method == "POST" and edit.is_valid():
         api_data, sections = edit.api_data()
@@ -162,10 +162,10 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
             )
             if sent is not None:
                 return _updated(request, sent, profile.kind, sections)
-    return render(request, template, _context(customer, edit))
+    return render(request, template, _context(customer, profile, edit))
 
 
-def _context(customer: Customer, edit, *, quiet: bool = False) -> dict:
+def _context(customer: Customer, profile: ProfileEdit, edit, *, quiet: bool = False) -> dict:
     sent = AuditEvent.objects.filter(
         target_kind="customer",
         target_id=customer.customer_id,
@@ -174,6 +174,7 @@ def _context(customer: Customer, edit, *, quiet: bool = False) -> dict:
     ).order_by("-created_at", "-id")[: SENT_SHOWN * 2]
     return {
         "customer": customer,
+        "kind": profile.kind,
         "edit": edit,
         "form": edit.form,
         "notice": _status_notice(customer),
