@@ -117,9 +117,7 @@ KYC_EDIT = ProfileEdit(
     edit_class=KycEdit,
     template="customers/edit_kyc.html",
     other_url="customers-edit-kyb",
-    send=lambda *, actor, customer, data, sections, submission: services.customer_update_kyc(
-        actor=actor, customer=customer, kyc_data=data, sections=sections, submission=submission
-    ),
+    send=services.customer_update_kyc,
 )
 KYB_EDIT = ProfileEdit(
     kind="KYB",
@@ -127,9 +125,7 @@ KYB_EDIT = ProfileEdit(
     edit_class=KybEdit,
     template="customers/edit_kyb.html",
     other_url="customers-edit-kyc",
-    send=lambda *, actor, customer, data, sections, submission: services.customer_update_kyb(
-        actor=actor, customer=customer, kyb_data=data, sections=sections, submission=submission
-    ),
+    send=services.customer_update_kyb,
 )
 
 
