@@ -22,14 +22,6 @@ class CustomerCreateForm(ApiErrorsMixin, forms.Form):
     # Shown only once the mirror is found to know the e-mail already (the page lists them).
     same_email = forms.BooleanField(label="Create a new customer with this e-mail all the same", required=False)
 
-    api_fields = {
-        "customerType": "customer_type",
-        "email": "email",
-        "firstName": "first_name",
-        "lastName": "last_name",
-        "businessName": "business_name",
-    }
-
     def clean(self):
         data = super().clean()
         if data.get("customer_type") == CustomerType.INDIVIDUAL:

@@ -3,19 +3,14 @@ the maker reads both."""
 
 from django import forms
 
+from core.forms import textarea_field
+
 
 class RejectForm(forms.Form):
-    reason = forms.CharField(
-        label="Reason (the maker reads it; kept in the audit log)",
-        max_length=500,
-        widget=forms.Textarea(attrs={"rows": 3}),
-    )
+    reason = textarea_field("Reason (the maker reads it; kept in the audit log)", max_length=500)
 
 
 class ApproveForm(forms.Form):
-    note = forms.CharField(
-        label="Note (optional; the maker reads it; kept in the audit log)",
-        required=False,
-        max_length=500,
-        widget=forms.Textarea(attrs={"rows": 2}),
+    note = textarea_field(
+        "Note (optional; the maker reads it; kept in the audit log)", max_length=500, rows=2, required=False
     )
