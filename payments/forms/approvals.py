@@ -1,5 +1,5 @@
 """The checker's decision: an approval with a note if they wish, a rejection with a reason;
-the maker reads both."""
+the maker reads both. The maker's reason for a hold or release of a payment account."""
 
 from django import forms
 
@@ -13,4 +13,12 @@ class RejectForm(forms.Form):
 class ApproveForm(forms.Form):
     note = textarea_field(
         "Note (optional; the maker reads it; kept in the audit log)", max_length=500, rows=2, required=False
+    )
+
+
+class HoldForm(forms.Form):
+    reason = forms.CharField(
+        label="Reason (the checker reads it; the account's page shows it)",
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )

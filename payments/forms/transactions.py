@@ -18,7 +18,8 @@ MAX_BULK_CANCEL = 100
 
 def account_label(account) -> str:
     owner = " · third party" if account.is_third_party else ""
-    return f"{account.display_name}{owner}"
+    held = " · held in the back-office" if account.is_held else ""
+    return f"{account.display_name}{owner}{held}"
 
 
 class QuoteForm(ApiErrorsMixin, forms.Form):

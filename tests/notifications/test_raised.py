@@ -16,8 +16,15 @@ from notifications import conditions
 from notifications.models import Notification, OpenCondition
 from notifications.tasks import notify_audit_event
 from payments.models import ApprovalRequest, TransactionStatus
+from payments.services.approvals import approval_request_account_hold
 from tests.conftest import authenticated_now
-from tests.factories import CustomerFactory, SyncRunFactory, TransactionFactory, WebhookEventFactory
+from tests.factories import (
+    CustomerFactory,
+    PaymentAccountFactory,
+    SyncRunFactory,
+    TransactionFactory,
+    WebhookEventFactory,
+)
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 pytestmark = pytest.mark.django_db
@@ -292,4 +299,18 @@ def test_a_submitted_monitoring_rule_tells_the_other_admins(make_staff, django_c
     assert recipients("approval_waiting") == ["ada-admin"]
     notification = Notification.objects.get(kind="approval_waiting")
     assert notification.sentence.startswith("mona asks for your approval: Make monitoring rule “Big” live")
+    assert notification.link == reverse("payments-view-approval-request", args=[approval.pk])
+
+
+def test_a_hold_asked_for_tells_the_other_admins(make_staff, django_capture_on_commit_callbacks):
+    maker = make_staff("admin", "mona")
+    make_staff("admin", "ada-admin")
+    make_staff("operations", "olga")  # may not approve a hold: not told
+    account = PaymentAccountFactory(nickname="Payee")
+    with django_capture_on_commit_callbacks(execute=True):
+        approval = approval_request_account_hold(actor=maker, account=account, reason="A true match.")
+
+    assert recipients("approval_waiting") == ["ada-admin"]
+    notification = Notification.objects.get(kind="approval_waiting")
+    assert notification.sentence.startswith("mona asks for your approval: Hold Payee")
     assert notification.link == reverse("payments-view-approval-request", args=[approval.pk])

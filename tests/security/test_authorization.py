@@ -244,6 +244,8 @@ UNKNOWN_IDS = {
     "payments-view-payment-account": {"pk": 999_999},
     "payments-view-payment-account-balances": {"pk": 999_999},
     "payments-refresh-payment-account": {"pk": 999_999},
+    "payments-hold-payment-account": {"pk": 999_999},
+    "payments-release-payment-account": {"pk": 999_999},
     "payments-edit-automation-rule": {"pk": 999_999},
     "payments-view-automation-rule": {"pk": 999_999},
     "payments-view-quote": {"quote_id": "quo-nowhere"},
