@@ -58,6 +58,7 @@ NO_API_CALL = {
     "notifications-test-destination": "sends to the team's channel through apprise, never the Payments API",
     "notifications-retry-delivery": "sends to a member or a team's channel, never the Payments API",
     "monitoring-decide-alert": "monitoring is back-office state: rules, lists and alerts",
+    "monitoring-hold-alert-account": "asks for a hold: the back-office's own, set when another admin approves",
     "payments-hold-payment-account": "asks for a hold: the back-office's own, set when another admin approves",
     "payments-release-payment-account": "asks for a release: the back-office's own, lifted when another admin approves",
     "monitoring-create-rule": "monitoring is back-office state: rules, lists and alerts",

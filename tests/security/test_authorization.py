@@ -272,6 +272,7 @@ UNKNOWN_IDS = {
     "notifications-retry-delivery": {"pk": 999_999},
     "monitoring-view-alert": {"pk": 999_999},
     "monitoring-decide-alert": {"pk": 999_999},
+    "monitoring-hold-alert-account": {"pk": 999_999, "account_pk": 999_999},
     "monitoring-view-rule": {"pk": 999_999},
     "monitoring-edit-rule": {"pk": 999_999},
     "monitoring-submit-rule": {"pk": 999_999},
