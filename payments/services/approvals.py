@@ -36,7 +36,7 @@ from ..terms import RuleTerms
 from . import approval_states as states
 from .approval_states import audit_approval
 from .approval_writes import carry_out_once, registered_writes
-from .holds import held_words, refuse_held, refuse_held_rule
+from .holds import held_words, refuse_held_execute, refuse_held_rule
 from .quotes import quote_execute, quote_needs_approval
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
@@ -123,13 +123,7 @@ def execute_or_request_approval(*, actor, quote: Quote, correlation_id: str = ""
     API's on the execute goes up as PaymentsApiError, as from quote_execute."""
     if quote_needs_approval(quote):
         # Asked now, checked again when carried out (quote_execute, under its claim).
-        refuse_held(
-            actor=actor,
-            account_ids=[quote.source_account_id, quote.destination_account_id],
-            action="quote.execute",
-            target_kind="quote",
-            target_id=quote.quote_id,
-        )
+        refuse_held_execute(actor=actor, quote=quote)
         return WaitingForApproval(approval_request_execute(actor=actor, quote=quote, correlation_id=correlation_id))
     return Executed(quote_execute(actor=actor, quote=quote, correlation_id=correlation_id))
 

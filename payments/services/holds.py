@@ -83,6 +83,18 @@ def refuse_held(*, actor, account_ids, action: str, target_kind: str, target_id:
     )
 
 
+def refuse_held_execute(*, actor, quote: Quote, lock: bool = False) -> None:
+    """refuse_held for the execute of `quote` (asked for approval, or sent: `lock`)."""
+    refuse_held(
+        actor=actor,
+        account_ids=[quote.source_account_id, quote.destination_account_id],
+        action="quote.execute",
+        target_kind="quote",
+        target_id=quote.quote_id,
+        lock=lock,
+    )
+
+
 def refuse_held_rule(*, actor, template: dict, trigger: dict, action: str, target_kind: str, target_id: str) -> None:
     """refuse_held for an automation rule's accounts (its template and trigger as the API takes them)."""
     terms = RuleTerms.from_api(template, trigger)

@@ -15,7 +15,7 @@ from upstream.write_through import AuditTarget, Once, write_through_api
 from ..models import Quote, Transaction
 from ..terms import QuoteTerms
 from ..upserts import transactions_upsert
-from .holds import refuse_held
+from .holds import refuse_held, refuse_held_execute
 
 PREVIEW_TIMEOUT = 3.0
 
@@ -170,13 +170,6 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
             replay=lambda transaction_id: Transaction.objects.get(transaction_id=transaction_id),
             # Under the claim, the accounts' row locks: an execute sees a hold set before it, and
             # a hold being approved sees this execute in flight (payments.services.holds).
-            check=lambda: refuse_held(
-                actor=actor,
-                account_ids=[quote.source_account_id, quote.destination_account_id],
-                action="quote.execute",
-                target_kind="quote",
-                target_id=quote.quote_id,
-                lock=True,
-            ),
+            check=lambda: refuse_held_execute(actor=actor, quote=quote, lock=True),
         ),
     )

@@ -3,13 +3,12 @@
 a second admin in "Waiting for approval", and the held account links back to the alert."""
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from audit.models import AuditEvent
 from monitoring.models import Alert
 from payments.models import ApprovalRequest
-from tests.conftest import authenticated_now
+from tests.conftest import signed_in
 from tests.monitoring.helpers import account, customer
 
 pytestmark = pytest.mark.django_db
@@ -17,21 +16,14 @@ pytestmark = pytest.mark.django_db
 REASON = "The payee is the listed entity: hold it until the provider deactivates it."
 
 
-def _signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    authenticated_now(client, user)
-    return client
-
-
 @pytest.fixture
 def ada(make_staff):
-    return _signed_in(make_staff("admin", "ada"))
+    return signed_in(make_staff("admin", "ada"))
 
 
 @pytest.fixture
 def ben(make_staff):
-    return _signed_in(make_staff("admin", "ben"))
+    return signed_in(make_staff("admin", "ben"))
 
 
 def _screening_alert(*, account_ids, owner, decision="true_match") -> Alert:
@@ -61,7 +53,7 @@ def test_a_true_match_offers_the_hold_to_an_admin_only(ada, make_staff):
     page = ada.get(url).content.decode()
     assert 'id="no-deactivate"' in page and "ask the provider to deactivate it" in page
     assert f'action="{_hold_url(alert, payee)}"' in page and "Hold in the back-office" in page
-    compliance = _signed_in(make_staff("compliance", "carl")).get(url).content.decode()
+    compliance = signed_in(make_staff("compliance", "carl")).get(url).content.decode()
     assert 'id="no-deactivate"' in compliance and _hold_url(alert, payee) not in compliance
 
 
@@ -92,7 +84,7 @@ def test_the_hold_asked_from_the_alert_is_approved_by_another_admin_and_links_ba
     account_page = ada.get(reverse("payments-view-payment-account", args=[payee.pk])).content.decode()
     assert f'<a href="{alert_url}">Screening alert #{alert.pk}</a>' in account_page
     # Operations read the account and its hold, not the alert: no link to a page they cannot open.
-    operations = _signed_in(make_staff("operations", "olga"))
+    operations = signed_in(make_staff("operations", "olga"))
     account_page = operations.get(reverse("payments-view-payment-account", args=[payee.pk])).content.decode()
     assert 'id="held-badge"' in account_page and alert_url not in account_page
     checker_page = operations.get(reverse("payments-view-approval-request", args=[approval.pk])).content.decode()

@@ -4,7 +4,6 @@ audit events, handed to the worker after commit) and the periodic check's condit
 import datetime as dt
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -17,7 +16,7 @@ from notifications.models import Notification, OpenCondition
 from notifications.tasks import notify_audit_event
 from payments.models import ApprovalRequest, TransactionStatus
 from payments.services.approvals import approval_request_account_hold
-from tests.conftest import authenticated_now
+from tests.conftest import signed_in
 from tests.factories import (
     CustomerFactory,
     PaymentAccountFactory,
@@ -45,13 +44,6 @@ def _reviews_wait(settings):
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
 
 
-def _signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    authenticated_now(client, user)
-    return client
-
-
 def test_a_large_execute_tells_those_who_may_approve_it_but_not_its_maker(
     upstream, make_staff, django_capture_on_commit_callbacks
 ):
@@ -61,7 +53,7 @@ def test_a_large_execute_tells_those_who_may_approve_it_but_not_its_maker(
     make_staff("admin", "ada-admin")
     make_staff("compliance", "carl")  # may not move money: not told
     make_staff("auditor", "aude")
-    maker = _signed_in(olga)
+    maker = signed_in(olga)
     response = maker.post(reverse("payments-create-quote"), quote_post_data(setup, amount="20000.00"))
     quote_id = response["Location"].rstrip("/").split("/")[-1]
     with django_capture_on_commit_callbacks(execute=True):

@@ -5,7 +5,6 @@ mirror's syncs and webhooks never write over it. Against the sandbox (`upstream`
 the API received counted by `faulty_upstream` (which passes them through)."""
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -13,10 +12,10 @@ from audit.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest, AutomationRule, PaymentAccount, Quote, Transaction
 from payments.upserts import payment_accounts_upsert
-from tests.conftest import authenticated_now
+from tests.conftest import signed_in
 from tests.factories import PaymentAccountFactory
 from tests.payments.account_fixtures import make_account
-from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
+from tests.payments.transactions_helpers import quote_post_data, rule_post_data, sandbox_customer
 from upstream import claims
 from upstream.client import get_client
 from upstream.mirrored import Source
@@ -27,18 +26,6 @@ REFUSED = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _reviews_wait(settings):
-    settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
-
-
-def _signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    authenticated_now(client, user)
-    return client
-
-
 @pytest.fixture
 def setup(upstream):
     return sandbox_customer(upstream)
@@ -46,17 +33,17 @@ def setup(upstream):
 
 @pytest.fixture
 def ada(make_staff):
-    return _signed_in(make_staff("admin", "ada"))
+    return signed_in(make_staff("admin", "ada"))
 
 
 @pytest.fixture
 def ben(make_staff):
-    return _signed_in(make_staff("admin", "ben"))
+    return signed_in(make_staff("admin", "ben"))
 
 
 @pytest.fixture
 def olga(make_staff):
-    return _signed_in(make_staff("operations", "olga"))
+    return signed_in(make_staff("operations", "olga"))
 
 
 def _bank(setup) -> PaymentAccount:
@@ -165,7 +152,7 @@ def test_a_pending_account_cannot_be_held(ada, upstream):
 
 def test_other_roles_cannot_ask_or_approve_a_hold(ada, setup, make_staff):
     account = _bank(setup)
-    others = {role: _signed_in(make_staff(role)) for role in ("operations", "compliance", "auditor")}
+    others = {role: signed_in(make_staff(role)) for role in ("operations", "compliance", "auditor")}
     for client in others.values():
         assert (
             client.post(reverse("payments-hold-payment-account", args=[account.pk]), {"reason": REASON}).status_code
@@ -236,7 +223,7 @@ def test_a_large_execute_of_a_held_account_is_not_asked_and_an_approved_one_fail
     ada, ben, olga, make_staff, setup, faulty_upstream
 ):
     account = _bank(setup)
-    pavel = _signed_in(make_staff("operations", "pavel"))
+    pavel = signed_in(make_staff("operations", "pavel"))
     first = Quote.objects.get(
         quote_id=olga.post(reverse("payments-create-quote"), quote_post_data(setup, amount="20000.00"))["Location"]
         .rstrip("/")
@@ -356,22 +343,10 @@ def test_an_automation_rule_from_or_to_a_held_account_is_refused_asked_or_approv
     before the hold fails at its approval, nothing written upstream."""
     service = make_account(upstream, setup["customer_id"], "service_wallet")["paymentAccountId"]
     sync_payment_accounts()
-    rule = {
-        "name": "Sweep USDC to the bank",
-        "customer_id": setup["customer_id"],
-        "source_account_id": service,
-        "source_payment_method": "BASE",
-        "source_currency": "USDC",
-        "destination_account_id": setup["bank"]["paymentAccountId"],
-        "destination_payment_method": "ACH",
-        "destination_currency": "USD",
-        "amount": "50.00",
-        "developer_fee": "",
-        "trigger_type": "CRON",
-        "cron_schedule": "0 9 * * 1-5",
-        "threshold_amount": "",
-    }
-    rita = _signed_in(make_staff("admin", "rita"))
+    rule = rule_post_data(
+        customer_id=setup["customer_id"], source=service, destination=setup["bank"]["paymentAccountId"]
+    )
+    rita = signed_in(make_staff("admin", "rita"))
     assert rita.post(reverse("payments-create-automation-rule"), rule).status_code == 302
     asked_before = ApprovalRequest.objects.get(kind="create_rule")
     held(ada, ben, _bank(setup))
