@@ -17,8 +17,4 @@ class ApproveForm(forms.Form):
 
 
 class HoldForm(forms.Form):
-    reason = forms.CharField(
-        label="Reason (the checker reads it; the account's page shows it)",
-        max_length=500,
-        widget=forms.Textarea(attrs={"rows": 2}),
-    )
+    reason = textarea_field("Reason (the checker reads it; the account's page shows it)", max_length=500, rows=2)
