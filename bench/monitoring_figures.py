@@ -352,18 +352,19 @@ def flood(seconds: int, pks: list, announce_changes, evaluate_transactions, live
 
     bench = Path(__file__).resolve().parent
     log = Path(tempfile.mkstemp(prefix="bench-flood-", suffix=".json")[1])
+    errors = log.with_suffix(".err")
     load = subprocess.Popen(
         [sys.executable, str(bench / "load.py"), "--seconds", str(seconds)],
         cwd=bench.parent,
         stdout=log.open("wb"),
-        stderr=subprocess.DEVNULL,
+        stderr=errors.open("wb"),
         env={k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")},
     )
     try:
         deadline = time.monotonic() + 900
         while not _load_running():
             if load.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("bench/load.py ended before its load began")
+                raise SystemExit(f"bench/load.py ended before its load began:\n{errors.read_text()[-3000:]}")
             time.sleep(0.5)
         load_started = time.monotonic()
         versions = live_versions()
@@ -392,6 +393,7 @@ def flood(seconds: int, pks: list, announce_changes, evaluate_transactions, live
     except ValueError:
         report = {}
     log.unlink(missing_ok=True)
+    errors.unlink(missing_ok=True)
     return {
         "measured_seconds_under_load": round(measured, 1),
         "drain_added_ms": {
