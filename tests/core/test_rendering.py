@@ -1,6 +1,8 @@
-"""core.forms writes every select as Django's widget templates would, without them."""
+"""core.forms writes every select, checkbox, radio button and input as Django's widget templates
+would, without them."""
 
 import pytest
+from django import forms
 from django.forms.renderers import DjangoTemplates, get_default_renderer
 from django.test.html import parse_html
 from django.test.signals import template_rendered
@@ -91,6 +93,28 @@ def test_checkboxes_and_radio_buttons_are_written_without_a_template():
     radios.renderer = FormRenderer()
     assert 'type="radio"' in str(radios["kind"])
     assert _templates_rendered(lambda: str(radios["kind"])) == 0
+
+
+INPUTS = [
+    forms.TextInput(attrs={"flag": True, "off": False, "none": None, "zero": 0, "odd": '<"&>'}),
+    forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+    forms.DateInput(attrs={"type": "date"}),
+    forms.NumberInput(),
+    forms.EmailInput(),
+    forms.URLInput(),
+    forms.HiddenInput(),
+    forms.PasswordInput(render_value=True),
+    forms.CheckboxInput(),
+]
+
+
+@pytest.mark.parametrize("widget", INPUTS, ids=lambda w: type(w).__name__)
+@pytest.mark.parametrize("value", [None, "", 'a"<b>&', 0, 12.5, True, False])
+def test_an_input_is_written_byte_for_byte_as_djangos_template_writes_it(widget, value):
+    attrs = {"id": "id_<x>", "required": True, "aria-describedby": "id_x_helptext"}
+    ours = widget.render('x"<', value, attrs=attrs, renderer=FormRenderer())
+    assert ours == widget.render('x"<', value, attrs=attrs, renderer=DjangoTemplates())
+    assert _templates_rendered(lambda: widget.render("x", value, renderer=FormRenderer())) == 0
 
 
 def test_a_chosen_value_is_selected_and_text_escaped():
