@@ -164,7 +164,11 @@ class QueueFilter(django_filters.FilterSet):
         return queryset.filter(pk__in=selectors.search_candidates(value))
 
     def filter_issue(self, queryset, name, value):
-        return queryset.filter(pk__in=selectors.with_issue(value, statuses=self.data_used.get("status")))
+        statuses = self.data_used.get("status")
+        if self.data_used.get("sla") == "breached":
+            # filter_sla decides; these are the few that may be over (not every one with the issue).
+            return queryset.filter(pk__in=selectors.with_issue_over_sla(value, statuses=statuses))
+        return queryset.filter(pk__in=selectors.with_issue(value, statuses=statuses))
 
     def filter_updated_since(self, queryset, name, value):
         return queryset.filter(upstream_updated_at__gte=dt.datetime.combine(value, dt.time.min, tzinfo=dt.UTC))
