@@ -118,6 +118,7 @@ def list_customers(request):
     filterset = QueueFilter(request.GET, request=request)
     rows = filterset.qs.only(*ROW_FIELDS)
     page = paginate_keyset(rows, ordering=filterset.ordering, cursor=request.GET.get("cursor"), size=PAGE_SIZE)
+    selectors.attach_issue_lists(page.items)
     now = timezone.now()
     list_url = reverse("customers-list-customers")
     # Per-row values computed here, not with template tags: the queue must stay fast (docs/benchmarks.md).
