@@ -33,7 +33,7 @@ from core import labels
 from core.forms import SuggestInput, date_input
 
 from . import choices, selectors
-from .forms.casework import colleagues
+from .forms.casework import colleague_names
 from .models import OPEN_ALERT_COLUMNS, CaseKind, CustomerStatus, CustomerType
 
 VIEWS = [("queue", "Needs a person"), ("all", "All customers")]
@@ -55,7 +55,7 @@ class QueueForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.colleague_choices = [(str(pk), name) for pk, name in colleagues().values_list("pk", "username")]
+        self.colleague_choices = [(str(pk), name) for pk, name in colleague_names()]
         self.fields["assignee"].choices = [*ASSIGNEES, ("Colleagues", self.colleague_choices)]
         self.fields["q"].help_text = (
             f"Looks at the first {selectors.SEARCH_CANDIDATES:,} customers whose name or e-mail starts with it: "

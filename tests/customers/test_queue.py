@@ -3,6 +3,7 @@
 import datetime as dt
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
@@ -195,6 +196,17 @@ def test_assignee_filter_a_named_colleague(reviewer, mix, make_staff):
     assert f'<option value="{colleague.pk}" selected>colleague</option>' in html
     assert f'<option value="{admin.pk}">boss</option>' in html and "not-a-reviewer" not in html
     assert "compliance-user" in html
+
+
+def test_the_colleagues_offered_are_the_active_members_who_work_on_customers_by_name(make_staff):
+    from customers.forms.casework import colleague_names, colleagues
+
+    for role, name in [("compliance", "zoe"), ("admin", "adam"), ("operations", "otto"), ("compliance", "gone")]:
+        make_staff(role, username=name)
+    get_user_model().objects.filter(username="gone").update(is_active=False)
+    offered = colleague_names()
+    assert [name for _, name in offered] == ["adam", "zoe"]
+    assert offered == list(colleagues().values_list("pk", "username"))
 
 
 def test_assignee_filter_refuses_someone_outside_the_team(reviewer, mix, make_staff):
