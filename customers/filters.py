@@ -109,6 +109,15 @@ class QueueFilter(django_filters.FilterSet):
         super().__init__(data, queryset=selectors.queue_rows() if queryset is None else queryset, request=request)
         self.user = user if user is not None else getattr(request, "user", None)
 
+    def get_form_class(self):
+        # django-filter makes a form class and a field per filter for every filter set; these
+        # fields depend on nothing of the request (QueueForm sets the colleagues on its own
+        # copies), so the class is made once and each form copies its fields, as any form does.
+        made = type(self).__dict__.get("_made_form_class")
+        if made is None:
+            made = type(self)._made_form_class = super().get_form_class()
+        return made
+
     @property
     def data_used(self) -> dict:
         """The valid filters (none when one is refused: the page shows the default queue)."""

@@ -352,3 +352,14 @@ def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_queue(revie
     page = reviewer.get(URL).content.decode()
     for email in ("finance@helix.example", "finance@helixanalytics.example"):
         assert f'Helix Analytics</a><br><span class="kv">{email}</span>' in page
+
+
+def test_the_filter_form_class_is_made_once_and_each_form_has_its_own_fields(make_staff):
+    from customers.filters import QueueFilter
+
+    first, second = QueueFilter({}), QueueFilter({})
+    assert type(first.form) is type(second.form)
+    make_staff("compliance", username="newcomer")
+    third = QueueFilter({})
+    assert "newcomer" not in str(first.form["assignee"]) and "newcomer" in str(third.form["assignee"])
+    assert first.form.fields["assignee"] is not third.form.fields["assignee"]
