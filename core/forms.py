@@ -21,6 +21,7 @@ from django import forms
 from django.forms.renderers import DjangoTemplates
 from django.forms.utils import flatatt
 from django.utils import timezone
+from django.utils.choices import BaseChoiceIterator, normalize_choices
 from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -89,6 +90,27 @@ class ApiErrorsMixin:
 
     def add_top_error(self, message: str) -> None:
         self.add_error(None, message)
+
+
+class FixedChoices(BaseChoiceIterator):
+    """Choices that never change (the countries, a form's fixed lists), shared by every copy of
+    the field: Django copies a field's choices pair by pair into each form it makes (a KYB page
+    makes forms with twenty country lists of 250 pairs), and these need no copy."""
+
+    def __init__(self, choices):
+        self.pairs = tuple(normalize_choices(list(choices)))
+
+    def __iter__(self):
+        return iter(self.pairs)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 class SuggestInput(forms.TextInput):

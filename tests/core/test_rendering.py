@@ -32,7 +32,7 @@ FORMS = [
         QueueFilter({"status": ["UNDER_REVIEW", "REJECTED"], "view": "all", "sla": "<x>", "kind": "screening"}).form
     ),
     lambda: KycForm({"kyc-nationality": "FR", "kyc-country_of_tax_residence": "nowhere"}, prefix="kyc"),
-    lambda: KybForm({"incorporation_country": "DE"}),
+    lambda: KybForm({"registration_country": "DE"}),
     lambda: PersonForm(),
     lambda: CustomerCreate().form,
     lambda: TimeZoneForm({"time_zone": "Asia/Tokyo"}),
@@ -128,3 +128,13 @@ def test_a_chosen_value_is_selected_and_text_escaped():
 
 def test_the_project_renders_forms_with_it():
     assert isinstance(get_default_renderer(), FormRenderer)
+
+
+def test_fixed_choices_are_shared_by_each_form_and_still_checked():
+    first, second = KybForm({"registration_country": "DE"}), KybForm({"registration_country": "XX"})
+    choices = first.fields["registration_country"].choices
+    assert choices is second.fields["registration_country"].choices  # no copy per form
+    assert first.fields["registration_country"].widget.choices is choices
+    assert len(choices) > 200 and ("DE", "Germany") in list(choices)
+    first.is_valid(), second.is_valid()
+    assert "registration_country" not in first.errors and "registration_country" in second.errors
