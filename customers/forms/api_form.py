@@ -22,6 +22,15 @@ NATIONAL_ID_ON_CREATE = "KYC data sent with a new customer needs the national ID
 NATIONAL_ID_MESSAGE = "Type, number and issuing country of the national ID go together: fill in all three, or none."
 
 
+class ApiField(forms.BoundField):
+    """A field of an ApiForm: nothing asked of it until forms.issues.mark says otherwise. The
+    field template (customers/_field.html) reads both of every field, and an attribute a field
+    lacks costs the template language an exception and a dir() of the field."""
+
+    asked = ()
+    resend = False
+
+
 class ApiForm(ApiErrorsMixin, forms.Form):
     """A form whose fields map to places in an API object.
 
@@ -32,6 +41,7 @@ class ApiForm(ApiErrorsMixin, forms.Form):
 
     PATHS: dict[str, tuple[tuple, str]] = {}
     SECTIONS: dict[str, str] = {}
+    bound_field_class = ApiField
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
