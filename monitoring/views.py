@@ -3,6 +3,7 @@ new, page, edit, submit, approve, withdraw, pause, resume, backtest) and watch l
 import, page)."""
 
 import datetime as dt
+from urllib.parse import quote
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -17,8 +18,9 @@ from audit.records import audit_record
 from core import labels
 from core.access import role_required
 from core.exports import Column, filtered_export, with_words
+from core.templatetags.timestamps import minute
 from core.together import fetch_together
-from core.views import HttpResponsePermanentRedirectKeepMethod, filtered_page, page_or_partial
+from core.views import HttpResponsePermanentRedirectKeepMethod, escaped, filtered_page, page_or_partial
 from payments.models import PaymentAccount, Transaction
 
 from . import importers, tasks
@@ -94,12 +96,37 @@ ROW_FIELDS = (
 )
 
 
+def _alert_row(alert: Alert, list_url: str, customers_url: str) -> dict:
+    """What a row of the alerts list shows, ready for monitoring/alerts/_rows.html: plain values
+    in a dict (one lookup each, where a model's attribute costs the template an exception
+    first), the filters' work done once here, every text escaped here."""
+    e, customer, raised = escaped, alert.customer, timezone.localtime(alert.created_at)
+    return {
+        "pk": alert.pk,
+        "href": f"{list_url}alerts/{alert.pk}/",
+        "kind": e(alert.kind),
+        "kind_label": e(labels.label("case_kind", alert.kind)),
+        "rule": alert.rule is not None,
+        "rule_name": e(alert.rule.name) if alert.rule else "",
+        "rule_version": alert.rule_version.number if alert.rule_version else "",
+        "watchlist": e(alert.entry.watchlist.name) if alert.entry else None,
+        "customer_href": e(f"{customers_url}{quote(customer.customer_id, safe='')}/") if customer else None,
+        "customer": e(customer.name or customer.customer_id) if customer else None,
+        "sentence": e(alert.sentence),
+        "status_label": e(alert.get_status_display()),
+        "decision_label": e(alert.get_decision_display()) if alert.decision else "",
+        "raised_iso": raised.isoformat(),
+        "raised": minute(raised),
+    }
+
+
 @role_required("view_monitoring")
 @require_GET
 def list_alerts(request):
     rows = Alert.objects.select_related("customer", "rule", "rule_version", "entry__watchlist").only(*ROW_FIELDS)
     filterset, page = filtered_page(request, AlertFilter, rows, ordering=("-created_at", "-id"), size=PAGE_SIZE)
-    context = {"filter": filterset, "page": page}
+    urls = reverse("monitoring-list-alerts"), reverse("customers-list-customers")
+    context = {"filter": filterset, "page": page, "alert_rows": [_alert_row(alert, *urls) for alert in page.items]}
     return render(request, page_or_partial(request, "monitoring/alerts/list.html"), context)
 
 

@@ -6,7 +6,6 @@ talks to the API first and leaves an audit event.
 """
 
 import datetime as dt
-import html
 from urllib.parse import quote
 
 from django.contrib import messages
@@ -15,7 +14,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import title
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import labels
@@ -24,7 +22,7 @@ from core.forms import SUBMISSION_LOST, posted_submission
 from core.live import live_url
 from core.templatetags.rows import truncatechars
 from core.together import CompiledTogether, section_querysets, section_rows, sections_in
-from core.views import page_or_partial, paginate_keyset
+from core.views import escaped, page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import InFlight, api_error_message
 
@@ -86,17 +84,11 @@ ROW_FIELDS = (
 )
 
 
-def _escaped(text: str) -> SafeString:
-    # What the template's escaping makes of it (django.utils.html.escape is this), without its
-    # check for lazy text on each of the page's ~850 values.
-    return SafeString(html.escape(text))
-
-
 def _queue_row(customer: Customer, list_url: str) -> dict:
     """What a row of the queue shows, ready for customers/_queue_rows.html: plain values in a
     dict (one lookup each, where a model's attribute costs the template an exception first),
     the filters' work done once here, and every text escaped here."""
-    clock, e = customer.clock, _escaped
+    clock, e = customer.clock, escaped
     return {
         "customer_id": e(customer.customer_id),
         "href": e(f"{list_url}{quote(customer.customer_id, safe='')}/"),
