@@ -6,9 +6,10 @@ import datetime as dt
 from urllib.parse import quote
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -18,6 +19,7 @@ from audit.records import audit_record
 from core import labels
 from core.access import role_required
 from core.exports import Column, filtered_export, with_words
+from core.live import version_of
 from core.templatetags.timestamps import minute
 from core.together import fetch_together
 from core.views import HttpResponsePermanentRedirectKeepMethod, escaped, filtered_page, page_or_partial
@@ -190,25 +192,42 @@ def decide_alert(request, pk):
 # --- Rules -----------------------------------------------------------------------------------------
 
 
+# The rules list's 30 days of hits per rule count a month of alerts (30-40 ms for 90,000): kept
+# for a minute under the alerts' version (their newest id and newest decision, read from two
+# indexes), so that a new or a decided alert counts at once and the month slides within a minute.
+RULE_HITS_SECONDS = 60
+
+
+def rule_hits() -> dict[int, dict]:
+    """Per rule pk: its alerts of the last 30 days (`hits`), those decided, the false positives."""
+    version = Alert.objects.aggregate(newest=Max("pk"), decided=Max("decided_at"))
+    key = f"monitoring:rule-hits:{version_of(version['newest'], version['decided'])}"
+    figures = cache.get(key)
+    if figures is None:
+        since = timezone.now() - dt.timedelta(days=30)
+        # One pass over that month's alerts (index alert_recent_hits).
+        counted = (
+            Alert.objects.filter(rule__isnull=False, created_at__gte=since)
+            .values("rule")
+            .annotate(
+                hits=Count("*"),
+                decided=Count(
+                    "created_at", filter=Q(decision__in=[AlertDecision.TRUE_MATCH, AlertDecision.FALSE_POSITIVE])
+                ),
+                false_positives=Count("created_at", filter=Q(decision=AlertDecision.FALSE_POSITIVE)),
+            )
+            .order_by()
+        )
+        figures = {row["rule"]: row for row in counted}
+        cache.set(key, figures, RULE_HITS_SECONDS)
+    return figures
+
+
 @role_required("view_monitoring")
 @require_GET
 def list_rules(request):
-    since = timezone.now() - dt.timedelta(days=30)
     rules = list(MonitoringRule.objects.select_related("current_version", "live_version").order_by("name", "pk")[:500])
-    # The 30 days' hits of every rule in one pass over that month's alerts (index alert_recent_hits).
-    counted = (
-        Alert.objects.filter(rule__isnull=False, created_at__gte=since)
-        .values("rule")
-        .annotate(
-            hits=Count("*"),
-            decided=Count(
-                "created_at", filter=Q(decision__in=[AlertDecision.TRUE_MATCH, AlertDecision.FALSE_POSITIVE])
-            ),
-            false_positives=Count("created_at", filter=Q(decision=AlertDecision.FALSE_POSITIVE)),
-        )
-        .order_by()
-    )
-    figures = {row["rule"]: row for row in counted}
+    figures = rule_hits()
     rows = []
     for rule in rules:
         row = figures.get(rule.pk, {})
