@@ -15,6 +15,7 @@ writes the same bytes. Every other template renders as Django's.
 """
 
 import datetime as dt
+import functools
 import uuid
 
 from django import forms
@@ -112,6 +113,30 @@ class FixedChoices(BaseChoiceIterator):
     def __deepcopy__(self, memo):
         return self
 
+    @functools.cached_property
+    def _written(self) -> tuple[list[str], dict[str, int]]:
+        """Each option as select_html writes it unchosen, and the first option of each value."""
+        options, first = [], {}
+        for index, (value, label) in enumerate(self.pairs):
+            options.append(_option({"value": value, "attrs": {}, "label": label}))
+            first.setdefault("" if value is None else str(value), index)
+        return options, first
+
+    @functools.cached_property
+    def grouped(self) -> bool:
+        return any(isinstance(label, (list, tuple)) for _, label in self.pairs)
+
+    def options_html(self, values: list[str]) -> SafeString:
+        """The options with the first one of `values` chosen, as Django's Select marks it."""
+        options, first = self._written
+        chosen = min((first[value] for value in values if value in first), default=None)
+        if chosen is not None:
+            value, label = self.pairs[chosen]
+            marked = _option({"value": value, "attrs": {"selected": True}, "label": label})
+            options = [*options[:chosen], marked, *options[chosen + 1 :]]
+        # Every value and label went through escape() in _option: the whole is safe.
+        return SafeString("".join(options))
+
 
 class SuggestInput(forms.TextInput):
     """A text input that suggests the values it knows (a <datalist>, staff words beside the
@@ -150,6 +175,9 @@ def _option(o: dict) -> str:
 def select_html(widget: dict) -> str | None:
     """The select of a widget context as Django's templates write it; None when an option has
     a template of its own."""
+    kept = getattr(widget["optgroups"], "options_html", lambda: None)()
+    if kept is not None:
+        return _select_tag(widget["name"], widget["attrs"], kept)
     parts = []
     for name, options, _ in widget["optgroups"]:  # ungrouped choices: a group of one each
         if any(option["template_name"] != OPTION for option in options):
@@ -159,8 +187,44 @@ def select_html(widget: dict) -> str | None:
         else:
             parts += map(_option, options)
     # Every value and label above went through escape(): the whole is safe.
-    inner = SafeString("".join(parts))
-    return format_html('<select name="{}"{}>{}</select>', widget["name"], flatatt(widget["attrs"]), inner)
+    return _select_tag(widget["name"], widget["attrs"], SafeString("".join(parts)))
+
+
+def _select_tag(name: str, attrs: dict, options: SafeString) -> SafeString:
+    return format_html('<select name="{}"{}>{}</select>', name, flatatt(attrs), options)
+
+
+class FixedSelect(forms.Select):
+    """The select of a field of FixedChoices, its options written once per list: Django makes a
+    dict per option of every select it draws (a country list is 250 of them, a KYB page has
+    seventeen); here the options are made only for Django's own templates (FixedOptgroups), and
+    FormRenderer writes the kept options with the chosen one marked (the same HTML,
+    tests/core/test_rendering.py)."""
+
+    def get_context(self, name, value, attrs):
+        context = forms.Widget.get_context(self, name, value, attrs)  # ChoiceWidget's, but for:
+        context["widget"]["optgroups"] = FixedOptgroups(self, name, context["widget"]["value"], attrs)
+        if self.allow_multiple_selected:
+            context["widget"]["attrs"]["multiple"] = True
+        return context
+
+
+class FixedOptgroups:
+    """A FixedSelect's optgroups, made by Django's Select only when a template iterates them."""
+
+    def __init__(self, widget: FixedSelect, name: str, values: list[str], attrs):
+        self.widget, self.name, self.values, self.attrs = widget, name, values, attrs
+
+    def __iter__(self):
+        return iter(self.widget.optgroups(self.name, self.values, self.attrs))
+
+    def options_html(self) -> SafeString | None:
+        choices = self.widget.choices
+        if not isinstance(choices, FixedChoices) or choices.grouped or self.widget.allow_multiple_selected:
+            return None
+        if self.widget.option_template_name != OPTION:
+            return None
+        return choices.options_html(self.values)
 
 
 MULTIPLE = {"django/forms/widgets/checkbox_select.html", "django/forms/widgets/radio.html"}

@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.utils.crypto import salted_hmac
 from django.utils.html import format_html
 
-from core.forms import FixedChoices
+from core.forms import FixedChoices, FixedSelect
 
 from .. import choices
 
@@ -25,7 +25,7 @@ DOCUMENT_SIGNATURES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "imag
 
 def choice_field(label, values, *, help_text=""):
     choices = FixedChoices([("", "—"), *values])
-    return forms.ChoiceField(label=label, choices=choices, required=False, help_text=help_text)
+    return forms.ChoiceField(label=label, choices=choices, widget=FixedSelect, required=False, help_text=help_text)
 
 
 def country_field(label, *, help_text=""):

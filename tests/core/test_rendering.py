@@ -138,3 +138,19 @@ def test_fixed_choices_are_shared_by_each_form_and_still_checked():
     assert len(choices) > 200 and ("DE", "Germany") in list(choices)
     first.is_valid(), second.is_valid()
     assert "registration_country" not in first.errors and "registration_country" in second.errors
+
+
+@pytest.mark.parametrize("value", [None, "", "DE", "XX", "<b>", ["FR", "DE"], 3])
+@pytest.mark.parametrize("required", [False, True])
+def test_a_select_of_fixed_choices_writes_what_select_html_writes(value, required):
+    from core.forms import FixedChoices, FixedSelect
+
+    pairs = [("", "—"), ("DE", "Germany"), ("FR", "France & <Co>"), ("3", "Three"), (None, "None"), ("DE", "Again")]
+    fixed, listed = FixedSelect(choices=FixedChoices(pairs)), forms.Select(choices=pairs)
+    attrs = {"id": "id_x", "required": required, "aria-describedby": "id_x_helptext"}
+    ours = fixed.render("x", value, attrs=attrs, renderer=FormRenderer())
+    assert ours == listed.render("x", value, attrs=attrs, renderer=FormRenderer())
+    djangos = fixed.render("x", value, attrs=attrs, renderer=DjangoTemplates())
+    assert djangos == listed.render("x", value, attrs=attrs, renderer=DjangoTemplates())
+    assert parse_html(ours) == parse_html(djangos)
+    assert _templates_rendered(lambda: fixed.render("x", value, renderer=FormRenderer())) == 0
