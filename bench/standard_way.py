@@ -12,7 +12,7 @@ in the product:
 - live: core/live.py (LivePollMiddleware answers an unchanged poll before the session is read,
   with a memo of live sessions; CompiledQuery) -> the live views through the normal middleware
   stack, session, user and role check, and the version querysets evaluated by the ORM.
-- forms: core/forms.py FormRenderer (selects written in Python) -> DjangoTemplates.
+- forms: core/forms.py FormRenderer (selects, checkboxes and inputs written in Python) -> DjangoTemplates.
 - exports: PostgreSQL COPY (core/exports.py) -> the ORM's iterator and csv, as on SQLite,
   through the view at up to --export-rows rows (the newest transactions of the database).
 
@@ -136,7 +136,7 @@ EXTRA = {"together": {"union_per_request": together_union_per_request}}
 PIECES = {
     "together": "core/together.py: CompiledTogether (customer page), fetch_together (transaction page)",
     "live": "core/live.py: LivePollMiddleware, the live-session memo, CompiledQuery",
-    "forms": "core/forms.py: FormRenderer's selects written in Python",
+    "forms": "core/forms.py: FormRenderer's selects and inputs written in Python",
     "exports": "core/exports.py: PostgreSQL COPY",
 }
 

@@ -1,16 +1,21 @@
 """Form pieces every app uses: the one-time submission mark, API errors on fields
 (ApiErrorsMixin), the suggesting text input, the date filters' helpers, and the renderer.
 
-The forms' renderer: Django's, except that a select is written in Python.
+The forms' renderer: Django's, except that a select, checkboxes and radio buttons, and an
+input are written in Python.
 
 Django renders a select through its widget templates: an include per option and another for
 the option's attributes, which made most of the time of the pages with long selects
 (docs/benchmarks.md, "Where the figures in the code went"). Here `select.html` with Django's own option template is written from the same widget
 context, with the same attributes, escaping and selected state (tests/core/test_rendering.py
-compares the two for every form with a select); every other template renders as Django's.
+compares the two for every form with a select). An input (text, date, number, e-mail, a
+checkbox...) is three templates deep in Django (text.html, input.html, attrs.html), a few
+hundred microseconds a field on a filter form or an editor of twenty fields; `input_html`
+writes the same bytes. Every other template renders as Django's.
 """
 
 import datetime as dt
+import functools
 import uuid
 
 import django_filters
@@ -18,6 +23,7 @@ from django import forms
 from django.forms.renderers import DjangoTemplates
 from django.forms.utils import flatatt
 from django.utils import timezone
+from django.utils.choices import BaseChoiceIterator, normalize_choices
 from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import SafeString
 from django_filters.constants import EMPTY_VALUES
@@ -99,6 +105,51 @@ class ApiErrorsMixin:
         self.add_error(None, message)
 
 
+class FixedChoices(BaseChoiceIterator):
+    """Choices that never change (the countries, a form's fixed lists), shared by every copy of
+    the field: Django copies a field's choices pair by pair into each form it makes (a KYB page
+    makes forms with twenty country lists of 250 pairs), and these need no copy."""
+
+    def __init__(self, choices):
+        self.pairs = tuple(normalize_choices(list(choices)))
+
+    def __iter__(self):
+        return iter(self.pairs)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    @functools.cached_property
+    def _written(self) -> tuple[list[str], dict[str, int]]:
+        """Each option as select_html writes it unchosen, and the first option of each value."""
+        options, first = [], {}
+        for index, (value, label) in enumerate(self.pairs):
+            options.append(_option({"value": value, "attrs": {}, "label": label}))
+            first.setdefault("" if value is None else str(value), index)
+        return options, first
+
+    @functools.cached_property
+    def grouped(self) -> bool:
+        return any(isinstance(label, (list, tuple)) for _, label in self.pairs)
+
+    def options_html(self, values: list[str]) -> SafeString:
+        """The options with the first one of `values` chosen, as Django's Select marks it."""
+        options, first = self._written
+        chosen = min((first[value] for value in values if value in first), default=None)
+        if chosen is not None:
+            value, label = self.pairs[chosen]
+            marked = _option({"value": value, "attrs": {"selected": True}, "label": label})
+            options = [*options[:chosen], marked, *options[chosen + 1 :]]
+        # Every value and label went through escape() in _option: the whole is safe.
+        return SafeString("".join(options))
+
+
 class SuggestInput(forms.TextInput):
     """A text input that suggests the values it knows (a <datalist>, staff words beside the
     codes) and still takes one it does not: a code added later, a bookmarked filter.
@@ -136,6 +187,9 @@ def _option(o: dict) -> str:
 def select_html(widget: dict) -> str | None:
     """The select of a widget context as Django's templates write it; None when an option has
     a template of its own."""
+    kept = getattr(widget["optgroups"], "options_html", lambda: None)()
+    if kept is not None:
+        return _select_tag(widget["name"], widget["attrs"], kept)
     parts = []
     for name, options, _ in widget["optgroups"]:  # ungrouped choices: a group of one each
         if any(option["template_name"] != OPTION for option in options):
@@ -145,8 +199,44 @@ def select_html(widget: dict) -> str | None:
         else:
             parts += map(_option, options)
     # Every value and label above went through escape(): the whole is safe.
-    inner = SafeString("".join(parts))
-    return format_html('<select name="{}"{}>{}</select>', widget["name"], flatatt(widget["attrs"]), inner)
+    return _select_tag(widget["name"], widget["attrs"], SafeString("".join(parts)))
+
+
+def _select_tag(name: str, attrs: dict, options: SafeString) -> SafeString:
+    return format_html('<select name="{}"{}>{}</select>', name, flatatt(attrs), options)
+
+
+class FixedSelect(forms.Select):
+    """The select of a field of FixedChoices, its options written once per list: Django makes a
+    dict per option of every select it draws (a country list is 250 of them, a KYB page has
+    seventeen); here the options are made only for Django's own templates (FixedOptgroups), and
+    FormRenderer writes the kept options with the chosen one marked (the same HTML,
+    tests/core/test_rendering.py)."""
+
+    def get_context(self, name, value, attrs):
+        context = forms.Widget.get_context(self, name, value, attrs)  # ChoiceWidget's, but for:
+        context["widget"]["optgroups"] = FixedOptgroups(self, name, context["widget"]["value"], attrs)
+        if self.allow_multiple_selected:
+            context["widget"]["attrs"]["multiple"] = True
+        return context
+
+
+class FixedOptgroups:
+    """A FixedSelect's optgroups, made by Django's Select only when a template iterates them."""
+
+    def __init__(self, widget: FixedSelect, name: str, values: list[str], attrs):
+        self.widget, self.name, self.values, self.attrs = widget, name, values, attrs
+
+    def __iter__(self):
+        return iter(self.widget.optgroups(self.name, self.values, self.attrs))
+
+    def options_html(self) -> SafeString | None:
+        choices = self.widget.choices
+        if not isinstance(choices, FixedChoices) or choices.grouped or self.widget.allow_multiple_selected:
+            return None
+        if self.widget.option_template_name != OPTION:
+            return None
+        return choices.options_html(self.values)
 
 
 MULTIPLE = {"django/forms/widgets/checkbox_select.html", "django/forms/widgets/radio.html"}
@@ -186,11 +276,43 @@ def multiple_input_html(widget: dict) -> str | None:
     return SafeString("".join(parts))
 
 
+# Every widget template that is Django's input.html and nothing else.
+INPUT = {
+    f"django/forms/widgets/{name}.html"
+    for name in (
+        "input", "text", "search", "number", "email", "url", "tel", "password", "hidden", "date", "datetime",
+        "time", "color", "checkbox",
+    )
+}  # fmt: skip
+
+
+def attrs_html(attrs: dict) -> str:
+    """attrs.html: each attribute in its order, a True one bare, a False one left out."""
+    return "".join(
+        f" {conditional_escape(name)}"
+        if value is True
+        else f' {conditional_escape(name)}="{conditional_escape(str(value))}"'
+        for name, value in attrs.items()
+        if value is not False
+    )
+
+
+def input_html(widget: dict) -> str:
+    """A widget context as Django's input.html writes it (and the templates that only include it)."""
+    value = widget["value"]
+    shown = "" if value is None else f' value="{conditional_escape(str(value))}"'
+    tag = f'<input type="{conditional_escape(widget["type"])}" name="{conditional_escape(widget["name"])}"'
+    # Every value and name above went through conditional_escape(): the whole is safe.
+    return SafeString(f"{tag}{shown}{attrs_html(widget['attrs'])}>")
+
+
 # Kept: Django's renderer misses the budget on the transactions list (docs/benchmarks.md, "Keep or remove").
 class FormRenderer(DjangoTemplates):
     def render(self, template_name, context, request=None):
         html = None
-        if template_name == SELECT:
+        if template_name in INPUT:
+            html = input_html(context["widget"])
+        elif template_name == SELECT:
             html = select_html(context["widget"])
         elif template_name in MULTIPLE:
             html = multiple_input_html(context["widget"])

@@ -63,12 +63,19 @@ class CompiledQuery:
         sql, params = self.build(*markers).query.sql_with_params()
         return sql, [markers.index(p) if p in markers else ("param", p) for p in params]
 
-    def first_row(self, *values) -> tuple | None:
+    def _execute(self, cursor, values) -> None:
         sql, slots = self._compiled
-        params = [values[slot] if isinstance(slot, int) else slot[1] for slot in slots]
+        cursor.execute(sql, [values[slot] if isinstance(slot, int) else slot[1] for slot in slots])
+
+    def first_row(self, *values) -> tuple | None:
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            self._execute(cursor, values)
             return cursor.fetchone()
+
+    def rows(self, *values) -> list[tuple]:
+        with connection.cursor() as cursor:
+            self._execute(cursor, values)
+            return cursor.fetchall()
 
 
 # --- The poller's token -------------------------------------------------------------------------

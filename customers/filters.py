@@ -33,7 +33,7 @@ from core import labels
 from core.forms import SuggestInput, date_input
 
 from . import choices, selectors
-from .forms.casework import colleagues
+from .forms.casework import colleague_names
 from .models import OPEN_ALERT_COLUMNS, CaseKind, CustomerStatus, CustomerType
 
 VIEWS = [("queue", "Needs a person"), ("all", "All customers")]
@@ -55,7 +55,7 @@ class QueueForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.colleague_choices = [(str(pk), name) for pk, name in colleagues().values_list("pk", "username")]
+        self.colleague_choices = [(str(pk), name) for pk, name in colleague_names()]
         self.fields["assignee"].choices = [*ASSIGNEES, ("Colleagues", self.colleague_choices)]
         self.fields["q"].help_text = (
             f"Looks at the first {selectors.SEARCH_CANDIDATES:,} customers whose name or e-mail starts with it: "
@@ -108,6 +108,15 @@ class QueueFilter(django_filters.FilterSet):
     def __init__(self, data=None, queryset=None, *, request=None, user=None, **kwargs):
         super().__init__(data, queryset=selectors.queue_rows() if queryset is None else queryset, request=request)
         self.user = user if user is not None else getattr(request, "user", None)
+
+    def get_form_class(self):
+        # django-filter makes a form class and a field per filter for every filter set; these
+        # fields depend on nothing of the request (QueueForm sets the colleagues on its own
+        # copies), so the class is made once and each form copies its fields, as any form does.
+        made = type(self).__dict__.get("_made_form_class")
+        if made is None:
+            made = type(self)._made_form_class = super().get_form_class()
+        return made
 
     @property
     def data_used(self) -> dict:
@@ -164,7 +173,11 @@ class QueueFilter(django_filters.FilterSet):
         return queryset.filter(pk__in=selectors.search_candidates(value))
 
     def filter_issue(self, queryset, name, value):
-        return queryset.filter(pk__in=selectors.with_issue(value, statuses=self.data_used.get("status")))
+        statuses = self.data_used.get("status")
+        if self.data_used.get("sla") == "breached":
+            # filter_sla decides; these are the few that may be over (not every one with the issue).
+            return queryset.filter(pk__in=selectors.with_issue_over_sla(value, statuses=statuses))
+        return queryset.filter(pk__in=selectors.with_issue(value, statuses=statuses))
 
     def filter_updated_since(self, queryset, name, value):
         return queryset.filter(upstream_updated_at__gte=dt.datetime.combine(value, dt.time.min, tzinfo=dt.UTC))

@@ -118,6 +118,13 @@ class Customer(MirroredModel):
             models.Index(
                 fields=["-upstream_updated_at", "-id"], condition=OPEN_ALERTS_SCREENING, name="customer_screening_upd"
             ),
+            # The clocks of the customers a case waits on: the few that may be over the SLA
+            # (customers.selectors.with_issue_over_sla), an index range, not every such customer.
+            models.Index(
+                fields=["waiting_on_us_since", "waiting_on_us_seconds"],
+                condition=models.Q(status="NEEDS_ADDITIONAL_INFORMATION"),
+                name="customer_waiting_clock",
+            ),
         ]
 
     def __str__(self):

@@ -15,7 +15,6 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     OuterRef,
-    Prefetch,
     Q,
     QuerySet,
     Subquery,
@@ -164,6 +163,37 @@ def with_issue(code: str, *, statuses=None) -> QuerySet:
     return issues.values("customer_id")
 
 
+def with_issue_over_sla(code: str, *, statuses=None) -> QuerySet:
+    """The keys of the customers with an open issue `code` (and one of `statuses`) that may be
+    over the SLA, for sla_q("breached") to decide: two small sets instead of every customer with
+    the issue.
+
+    - The issues of `code` of customers whose case waits on us, from the issues' own index (the
+      issue rows carry their customer's status, as with_issue reads them).
+    - The customers the case waits on whose clock can be over: one still running (none, as
+      customers_upsert keeps the clock) or seconds banked above the SLA, from the partial index
+      customer_waiting_clock; those with the issue.
+
+    An issue mostly waits on the customer (a missing document), whose clock is paused: "over
+    SLA" with such an issue read every open case in the queue's order, one by one, and found
+    none (a second on 1,000,000 customers, docs/benchmarks.md).
+    """
+    on_us = sorted(CASE_OPEN_STATUSES - WAITING_ON_CUSTOMER)
+    waiting = sorted(WAITING_ON_CUSTOMER)
+    if statuses:
+        on_us, waiting = [s for s in on_us if s in statuses], [s for s in waiting if s in statuses]
+    may_be_over = Q(waiting_on_us_since__isnull=False) | Q(
+        waiting_on_us_since__isnull=True, waiting_on_us_seconds__gt=sla().total_seconds()
+    )
+    parts = [with_issue(code, statuses=on_us)] if on_us else []
+    if waiting:
+        clocks = Customer.objects.filter(may_be_over, status__in=waiting, pk__in=with_issue(code, statuses=waiting))
+        parts.append(clocks.values("pk"))
+    if not parts:
+        return Customer.objects.none().values("pk")
+    return parts[0].union(*parts[1:], all=True)
+
+
 def search_candidates(q: str) -> QuerySet:
     """The customers a search looks at: the first SEARCH_CANDIDATES whose name or e-mail starts
     with `q` (an e-mail only when `q` holds an @), by the Upper() prefix indexes.
@@ -186,13 +216,26 @@ def one_issue_per_code(issues: QuerySet[VerificationIssue]) -> QuerySet[Verifica
 
 
 def queue_rows() -> QuerySet:
-    """The queue's rows before its filters (customers.filters.QueueFilter): the assignee joined,
-    and the open issues, each code once, as a plain list on each row (`customer.issues.all` in
-    the template would make a manager and a queryset per row just to hand back the prefetched
-    rows)."""
-    return Customer.objects.select_related("assignee").prefetch_related(
-        Prefetch("issues", queryset=one_issue_per_code(VerificationIssue.objects.order_by("pk")), to_attr="issue_list")
-    )
+    """The queue's rows before its filters (customers.filters.QueueFilter): the assignee joined.
+    A page's issues come after, for its rows only (attach_issue_lists)."""
+    return Customer.objects.select_related("assignee")
+
+
+def attach_issue_lists(customers: list[Customer]) -> None:
+    """Each customer's open issues (their `code`) as a plain list on `issue_list`, each code once (the first:
+    the API may raise a code on several fields, which a row names once, as one_issue_per_code):
+    one query of two columns for a page of rows, none for an empty page. A prefetch of
+    one_issue_per_code built and compiled its subquery on every request, 1.5-2 ms of the queue's
+    processor per page at full size (docs/benchmarks.md)."""
+    lists: dict[int, list] = {customer.pk: [] for customer in customers}
+    seen = set()
+    issues = VerificationIssue.objects.filter(customer_id__in=lists).order_by("pk")
+    for issue in issues.values_list("customer_id", "code", named=True) if lists else ():
+        if (issue.customer_id, issue.code) not in seen:
+            seen.add((issue.customer_id, issue.code))
+            lists[issue.customer_id].append(issue)
+    for customer in customers:
+        customer.issue_list = lists[customer.pk]
 
 
 @dataclass

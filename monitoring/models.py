@@ -229,6 +229,8 @@ class Alert(models.Model):
                 condition=models.Q(rule__isnull=False),
                 name="alert_recent_hits",
             ),
+            # The newest decision, part of the version the rules list's hits are kept under.
+            models.Index(fields=["decided_at"], condition=models.Q(decided_at__isnull=False), name="alert_decided"),
         ]
 
     def __str__(self):

@@ -164,6 +164,13 @@ class Quote(models.Model):
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        indexes = [
+            # The open quotes, soonest to expire first (payments.views.open_quotes): the ones not
+            # expired yet are a range of it, not a read of every quote ever made.
+            models.Index(fields=["expires_at", "id"], name="quote_expiry_keyset"),
+        ]
+
     def __str__(self):
         return f"quote {self.quote_id}"
 

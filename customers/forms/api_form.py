@@ -28,6 +28,15 @@ def paths(section: str, *names: str, under: tuple = ()) -> dict[str, tuple[tuple
     return {name: ((*under, wire_name(name)), section) for name in names}
 
 
+class ApiField(forms.BoundField):
+    """A field of an ApiForm: nothing asked of it until forms.issues.mark says otherwise. The
+    field template (customers/_field.html) reads both of every field, and an attribute a field
+    lacks costs the template language an exception and a dir() of the field."""
+
+    asked = ()
+    resend = False
+
+
 class ApiForm(ApiErrorsMixin, forms.Form):
     """A form whose fields map to places in an API object.
 
@@ -38,6 +47,7 @@ class ApiForm(ApiErrorsMixin, forms.Form):
 
     PATHS: dict[str, tuple[tuple, str]] = {}
     SECTIONS: dict[str, str] = {}
+    bound_field_class = ApiField
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -5,6 +5,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from core.forms import textarea_field
+from core.live import CompiledQuery
 
 from ..models import CaseDecision
 from ..services_cases import UNCHECKED
@@ -18,6 +19,16 @@ def colleagues():
         .distinct()
         .order_by("username")
     )
+
+
+# Read by the queue's filter form on every page: the ORM compiled its five joins each time
+# (0.5 ms of the page's processor), here once.
+_COLLEAGUE_NAMES = CompiledQuery(lambda: colleagues().values_list("pk", "username"))
+
+
+def colleague_names() -> list[tuple[int, str]]:
+    """(pk, username) of each of colleagues(), in its order."""
+    return _COLLEAGUE_NAMES.rows()
 
 
 OUT_OF_DATE = "The page was out of date: reload it and try again."

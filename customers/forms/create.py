@@ -5,7 +5,7 @@ from django import forms
 from core.forms import ApiErrorsMixin
 
 from ..models import CustomerType
-from .api_form import NATIONAL_ID_FIELDS, NATIONAL_ID_ON_CREATE
+from .api_form import NATIONAL_ID_FIELDS, NATIONAL_ID_ON_CREATE, ApiField
 from .kyb import BusinessDocumentFormSet, KybEdit, PersonFormSet
 from .kyc import IdentityDocumentFormSet, KycEdit
 
@@ -21,6 +21,8 @@ class CustomerCreateForm(ApiErrorsMixin, forms.Form):
     )
     # Shown only once the mirror is found to know the e-mail already (the page lists them).
     same_email = forms.BooleanField(label="Create a new customer with this e-mail all the same", required=False)
+    # Drawn by the same field template as the KYC/KYB forms' fields.
+    bound_field_class = ApiField
 
     def clean(self):
         data = super().clean()

@@ -12,6 +12,8 @@ from django.template.loader import render_to_string
 from django.utils.crypto import salted_hmac
 from django.utils.html import format_html
 
+from core.forms import FixedChoices, FixedSelect
+
 from .. import choices
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
@@ -22,7 +24,8 @@ DOCUMENT_SIGNATURES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "imag
 
 
 def choice_field(label, values, *, help_text=""):
-    return forms.ChoiceField(label=label, choices=[("", "—"), *values], required=False, help_text=help_text)
+    choices = FixedChoices([("", "—"), *values])
+    return forms.ChoiceField(label=label, choices=choices, widget=FixedSelect, required=False, help_text=help_text)
 
 
 def country_field(label, *, help_text=""):

@@ -1,6 +1,7 @@
 """The automation rule form: a transaction template and its trigger (cron or threshold)."""
 
 import datetime as dt
+import functools
 
 from cron_descriptor import get_description
 from croniter import croniter
@@ -17,6 +18,9 @@ from .fields import AmountField, CustomerPicker, FieldsetsMixin
 from .transactions import account_label
 
 
+# Remembered: cron-descriptor reads its translations on every call (~0.2 ms), a list of 50
+# rules said the same few schedules 50 times, and the words depend only on the expression.
+@functools.lru_cache(maxsize=1024)
 def describe_cron(expression: str) -> str:
     """The cron expression in plain words ("At 09:00 AM, Monday through Friday"), in UTC."""
     try:

@@ -1,6 +1,8 @@
-"""core.forms writes every select as Django's widget templates would, without them."""
+"""core.forms writes every select, checkbox, radio button and input as Django's widget templates
+would, without them."""
 
 import pytest
+from django import forms
 from django.forms.renderers import DjangoTemplates, get_default_renderer
 from django.test.html import parse_html
 from django.test.signals import template_rendered
@@ -30,7 +32,7 @@ FORMS = [
         QueueFilter({"status": ["UNDER_REVIEW", "REJECTED"], "view": "all", "sla": "<x>", "kind": "screening"}).form
     ),
     lambda: KycForm({"kyc-nationality": "FR", "kyc-country_of_tax_residence": "nowhere"}, prefix="kyc"),
-    lambda: KybForm({"incorporation_country": "DE"}),
+    lambda: KybForm({"registration_country": "DE"}),
     lambda: PersonForm(),
     lambda: CustomerCreate().form,
     lambda: TimeZoneForm({"time_zone": "Asia/Tokyo"}),
@@ -93,6 +95,28 @@ def test_checkboxes_and_radio_buttons_are_written_without_a_template():
     assert _templates_rendered(lambda: str(radios["kind"])) == 0
 
 
+INPUTS = [
+    forms.TextInput(attrs={"flag": True, "off": False, "none": None, "zero": 0, "odd": '<"&>'}),
+    forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+    forms.DateInput(attrs={"type": "date"}),
+    forms.NumberInput(),
+    forms.EmailInput(),
+    forms.URLInput(),
+    forms.HiddenInput(),
+    forms.PasswordInput(render_value=True),
+    forms.CheckboxInput(),
+]
+
+
+@pytest.mark.parametrize("widget", INPUTS, ids=lambda w: type(w).__name__)
+@pytest.mark.parametrize("value", [None, "", 'a"<b>&', 0, 12.5, True, False])
+def test_an_input_is_written_byte_for_byte_as_djangos_template_writes_it(widget, value):
+    attrs = {"id": "id_<x>", "required": True, "aria-describedby": "id_x_helptext"}
+    ours = widget.render('x"<', value, attrs=attrs, renderer=FormRenderer())
+    assert ours == widget.render('x"<', value, attrs=attrs, renderer=DjangoTemplates())
+    assert _templates_rendered(lambda: widget.render("x", value, renderer=FormRenderer())) == 0
+
+
 def test_a_chosen_value_is_selected_and_text_escaped():
     form = TransactionFilter({"rail": "BASE"}).form
     form.renderer = FormRenderer()
@@ -104,3 +128,29 @@ def test_a_chosen_value_is_selected_and_text_escaped():
 
 def test_the_project_renders_forms_with_it():
     assert isinstance(get_default_renderer(), FormRenderer)
+
+
+def test_fixed_choices_are_shared_by_each_form_and_still_checked():
+    first, second = KybForm({"registration_country": "DE"}), KybForm({"registration_country": "XX"})
+    choices = first.fields["registration_country"].choices
+    assert choices is second.fields["registration_country"].choices  # no copy per form
+    assert first.fields["registration_country"].widget.choices is choices
+    assert len(choices) > 200 and ("DE", "Germany") in list(choices)
+    first.is_valid(), second.is_valid()
+    assert "registration_country" not in first.errors and "registration_country" in second.errors
+
+
+@pytest.mark.parametrize("value", [None, "", "DE", "XX", "<b>", ["FR", "DE"], 3])
+@pytest.mark.parametrize("required", [False, True])
+def test_a_select_of_fixed_choices_writes_what_select_html_writes(value, required):
+    from core.forms import FixedChoices, FixedSelect
+
+    pairs = [("", "—"), ("DE", "Germany"), ("FR", "France & <Co>"), ("3", "Three"), (None, "None"), ("DE", "Again")]
+    fixed, listed = FixedSelect(choices=FixedChoices(pairs)), forms.Select(choices=pairs)
+    attrs = {"id": "id_x", "required": required, "aria-describedby": "id_x_helptext"}
+    ours = fixed.render("x", value, attrs=attrs, renderer=FormRenderer())
+    assert ours == listed.render("x", value, attrs=attrs, renderer=FormRenderer())
+    djangos = fixed.render("x", value, attrs=attrs, renderer=DjangoTemplates())
+    assert djangos == listed.render("x", value, attrs=attrs, renderer=DjangoTemplates())
+    assert parse_html(ours) == parse_html(djangos)
+    assert _templates_rendered(lambda: fixed.render("x", value, renderer=FormRenderer())) == 0

@@ -3,6 +3,7 @@
 import datetime as dt
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
@@ -197,6 +198,17 @@ def test_assignee_filter_a_named_colleague(reviewer, mix, make_staff):
     assert "compliance-user" in html
 
 
+def test_the_colleagues_offered_are_the_active_members_who_work_on_customers_by_name(make_staff):
+    from customers.forms.casework import colleague_names, colleagues
+
+    for role, name in [("compliance", "zoe"), ("admin", "adam"), ("operations", "otto"), ("compliance", "gone")]:
+        make_staff(role, username=name)
+    get_user_model().objects.filter(username="gone").update(is_active=False)
+    offered = colleague_names()
+    assert [name for _, name in offered] == ["adam", "zoe"]
+    assert offered == list(colleagues().values_list("pk", "username"))
+
+
 def test_assignee_filter_refuses_someone_outside_the_team(reviewer, mix, make_staff):
     operator = make_staff("operations", username="not-a-reviewer")
     Customer.objects.filter(pk=mix["review"].pk).update(assignee=operator)
@@ -340,3 +352,14 @@ def test_customers_of_one_name_are_told_apart_by_their_e_mail_in_the_queue(revie
     page = reviewer.get(URL).content.decode()
     for email in ("finance@helix.example", "finance@helixanalytics.example"):
         assert f'Helix Analytics</a><br><span class="kv">{email}</span>' in page
+
+
+def test_the_filter_form_class_is_made_once_and_each_form_has_its_own_fields(make_staff):
+    from customers.filters import QueueFilter
+
+    first, second = QueueFilter({}), QueueFilter({})
+    assert type(first.form) is type(second.form)
+    make_staff("compliance", username="newcomer")
+    third = QueueFilter({})
+    assert "newcomer" not in str(first.form["assignee"]) and "newcomer" in str(third.form["assignee"])
+    assert first.form.fields["assignee"] is not third.form.fields["assignee"]

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from customers.models import Customer
+from customers.models import Customer, VerificationIssue
 from customers.selectors import needs_person_q, sla, sla_q
 from tests.factories import CustomerFactory
 
@@ -121,3 +121,91 @@ def test_the_indexed_expression_agrees_with_the_clock(minutes_left):
     assert (running.pk in due) is expected
     assert (legacy.pk in due) is expected
     assert paused.pk not in due
+
+
+WAITING_CLOCK = "customer_waiting_clock"
+ISSUE = "DOCUMENT_MISSING_BACK"
+
+
+@pytest.fixture
+def many_waiting_with_an_issue():
+    """A thousand customers asked for a document, their clocks paused within the SLA: none over."""
+    now = timezone.now()
+    customers = Customer.objects.bulk_create(
+        Customer(
+            customer_id=f"waiting-{i}",
+            organization_id="org",
+            customer_type="INDIVIDUAL",
+            status="NEEDS_ADDITIONAL_INFORMATION",
+            name=f"Waiting {i}",
+            status_since=now - dt.timedelta(days=3, minutes=i),
+            waiting_on_us_seconds=None if i % 3 == 0 else i,
+            upstream_updated_at=now,
+            synced_at=now,
+        )
+        for i in range(1000)
+    )
+    VerificationIssue.objects.bulk_create(
+        VerificationIssue(customer=c, code=ISSUE, customer_status=c.status) for c in customers
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE customers_customer")
+        cursor.execute("ANALYZE customers_verificationissue")
+
+
+def test_over_sla_with_an_issue_of_waiting_customers_reads_their_clocks_index(client_as, many_waiting_with_an_issue):
+    """The issue's customers wait on the customer, none over the SLA: the page finds that from
+    the clocks' partial index and the issues' index, without reading the customers in the
+    queue's order."""
+    postgresql_only()
+    with CaptureQueriesContext(connection) as captured:
+        response = client_as("compliance").get(reverse("customers-list-customers"), {"issue": ISSUE, "sla": "breached"})
+    assert response.status_code == 200
+    assert response.context["page"].items == []
+    page = [q["sql"] for q in captured.captured_queries if "LIMIT 51" in q["sql"] and "customers_customer" in q["sql"]]
+    plan = plan_of(page[0])
+    scans = scans_of_customers(plan)
+    assert WAITING_CLOCK in plan and not any(s.startswith("Seq Scan") or "customer_age" in s for s in scans), plan
+
+
+CLOCKS = {
+    "none": {},
+    "legacy over": {"status_since_hours": 30},
+    "running over": {"seconds": 3600, "since_hours": 25},
+    "running within": {"seconds": 3600, "since_hours": 1},
+    "paused over": {"seconds": 25 * 3600},
+    "paused within": {"seconds": 3600},
+}
+
+
+@pytest.mark.parametrize("statuses", [None, ["NEEDS_ADDITIONAL_INFORMATION"], ["UNDER_REVIEW", "REJECTED"]])
+def test_over_sla_with_an_issue_finds_what_the_clock_and_the_issue_say(client_as, statuses, settings):
+    """Every open status with every kind of clock, each with the issue (and one without): the
+    page shows exactly those over the SLA that have it, as the two filters apart say."""
+    settings.CUSTOMERS_REVIEW_SLA_HOURS = 24
+    now = timezone.now()
+    for status in ("CREATED", "UNDER_REVIEW", "NEEDS_ADDITIONAL_INFORMATION", "REJECTED", "ACTIVE"):
+        for clock, fields in CLOCKS.items():
+            for with_it in (True, False):
+                customer = CustomerFactory(
+                    name=f"{status} {clock} {with_it}",
+                    status=status,
+                    status_since=now - dt.timedelta(hours=fields.get("status_since_hours", 2)),
+                    waiting_on_us_seconds=fields.get("seconds"),
+                    waiting_on_us_since=now - dt.timedelta(hours=fields["since_hours"])
+                    if "since_hours" in fields
+                    else None,
+                )
+                VerificationIssue.objects.create(
+                    customer=customer, code=ISSUE if with_it else "SELFIE_MISMATCH", customer_status=status
+                )
+    params = {"issue": ISSUE, "sla": "breached", "view": "all", **({"status": statuses} if statuses else {})}
+    response = client_as("compliance").get(reverse("customers-list-customers"), params)
+    shown = {c.name for c in response.context["page"].items}
+    over = Customer.objects.filter(sla_q("breached", timezone.now()), issues__code=ISSUE)
+    if statuses:
+        over = over.filter(status__in=statuses)
+    expected = set(over.values_list("name", flat=True))
+    assert shown == expected
+    assert expected  # the data holds some of each kind it can
+    assert {"NEEDS_ADDITIONAL_INFORMATION paused over True", "UNDER_REVIEW running over True"} & expected

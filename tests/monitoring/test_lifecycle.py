@@ -290,3 +290,31 @@ def test_a_true_match_says_the_api_cannot_deactivate_its_accounts(client_as):
     )
     page = client.get(url).content.decode()
     assert 'id="no-deactivate"' in page and payee.display_name in page
+
+
+def test_the_rules_list_counts_a_new_and_a_decided_alert_at_once_and_counts_again_only_then(client_as):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from monitoring.services import alert_decide, evaluate_transactions
+
+    rule = live_rule(RuleKind.LARGE_TRANSFER, min_usd="100")
+    evaluate_transactions([tx(customer(), 500).pk])
+    client = client_as("compliance")
+    url = reverse("monitoring-list-rules")
+
+    def counts(page) -> list[str]:
+        row = page.split(f">{rule.name}</a>", 1)[1].split("</tr>", 1)[0]
+        return [cell.split(">")[-1] for cell in row.split("</td>")[-3:-1]]
+
+    def counted(response_of) -> tuple[list[str], bool]:
+        with CaptureQueriesContext(connection) as captured:
+            page = response_of().content.decode()
+        return counts(page), any("COUNT(" in q["sql"] for q in captured.captured_queries)
+
+    assert counted(lambda: client.get(url)) == (["1", "—"], True)
+    assert counted(lambda: client.get(url)) == (["1", "—"], False)  # the same alerts: counted once
+    evaluate_transactions([tx(customer(), 700).pk])
+    assert counted(lambda: client.get(url)) == (["2", "—"], True)
+    alert_decide(user=StaffUserFactory(), alert=Alert.objects.first(), decision="false_positive", reason="Known.")
+    assert counted(lambda: client.get(url)) == (["2", "100% of 1"], True)

@@ -3,6 +3,7 @@ page, the customer type-ahead of filters and forms, quotes found again (open one
 made elsewhere), rule pages; each page at a fixed number of queries."""
 
 import datetime as dt
+import uuid
 
 import pytest
 from django.db import connection
@@ -11,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
+from payments.models import Quote
 from tests.factories import (
     AutomationRuleFactory,
     CustomerFactory,
@@ -125,6 +127,30 @@ def test_open_quotes_are_the_unused_unexpired_ones_soonest_first(client_as):
     for _ in range(8):
         QuoteFactory()
     assert queries(client, url) == few
+
+
+def test_open_quotes_read_the_unexpired_ones_from_the_expiry_index(client_as):
+    """Thousands of expired quotes: the page reads the few open ones from the index on expiry,
+    not every quote ever made."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the plan is PostgreSQL's")
+    model = QuoteFactory(expires_at=timezone.now() - dt.timedelta(days=1))
+    fields = {f.attname: getattr(model, f.attname) for f in Quote._meta.concrete_fields if not f.primary_key}
+    Quote.objects.bulk_create(
+        Quote(**{**fields, "quote_id": f"old-{i}", "idempotency_key": uuid.uuid4()}) for i in range(3000)
+    )
+    open_one = QuoteFactory()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE payments_quote")
+    client = client_as("operations")
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get(reverse("payments-list-open-quotes")).content.decode()
+    assert open_one.quote_id[:12] in page and "old-" not in page
+    sql = next(q["sql"] for q in captured.captured_queries if 'FROM "payments_quote"' in q["sql"])
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + sql.replace("%", "%%"))
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "quote_expiry_keyset" in plan and "Seq Scan on payments_quote" not in plan, plan
 
 
 def test_a_quote_made_elsewhere_shows_from_its_transaction(client_as):

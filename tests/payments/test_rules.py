@@ -343,3 +343,18 @@ def test_an_account_not_offered_stays_shown_by_name(upstream, setup):
     assert theirs not in dict(form.fields["source_account_id"].widget.choices)
     unknown = AutomationRuleForm(initial={"customer_id": setup["customer_id"], "source_account_id": "gone"})
     assert dict(unknown.fields["source_account_id"].widget.choices)["gone"] == "account gone"
+
+
+def test_a_schedule_is_said_in_words_once_per_expression(monkeypatch):
+    """The rules list says each rule's schedule: the words of an expression are worked out once."""
+    from payments.forms import rules
+
+    calls = []
+    real = rules.get_description
+    monkeypatch.setattr(rules, "get_description", lambda expression: calls.append(expression) or real(expression))
+    rules.describe_cron.cache_clear()
+    assert rules.describe_cron("0 9 * * 1-5") == "At 09:00 AM, Monday through Friday (UTC)"
+    assert rules.describe_cron("0 9 * * 1-5") == "At 09:00 AM, Monday through Friday (UTC)"
+    assert rules.describe_cron("not a schedule") == "not a schedule"
+    assert calls == ["0 9 * * 1-5", "not a schedule"]
+    rules.describe_cron.cache_clear()
