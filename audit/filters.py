@@ -2,7 +2,7 @@ import django_filters
 from django.contrib.auth import get_user_model
 
 from core import labels
-from core.forms import SuggestInput, date_input, day_range
+from core.forms import DayFilter, SuggestInput
 
 from .models import AuditEvent
 
@@ -20,19 +20,9 @@ class AuditEventFilter(django_filters.FilterSet):
     )
     target_kind = django_filters.CharFilter(field_name="target_kind", label="Target kind")
     target_id = django_filters.CharFilter(field_name="target_id", label="Target id")
-    # Whole days in the staff member's time zone, as a range on created_at (the keyset index
-    # seeks it) rather than a cast of every row to a date.
-    since = django_filters.DateFilter(field_name="created_at", method="filter_since", label="From", widget=date_input())
-    until = django_filters.DateFilter(
-        field_name="created_at", method="filter_until", label="Until", widget=date_input()
-    )
+    since = DayFilter(field_name="created_at", label="From")
+    until = DayFilter(field_name="created_at", label="Until", until=True)
 
     class Meta:
         model = AuditEvent
         fields = []
-
-    def filter_since(self, queryset, name, value):
-        return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(since=value).items()})
-
-    def filter_until(self, queryset, name, value):
-        return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(until=value).items()})

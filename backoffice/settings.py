@@ -218,6 +218,7 @@ CELERY_BEAT_SCHEDULE = {
     "expire-approval-requests": {"task": "payments.tasks.expire_approval_requests", "schedule": 300},
     "refresh-home-figures": {"task": "backoffice.tasks.refresh_home_figures", "schedule": 60},
     "heartbeat": {"task": "backoffice.heartbeat", "schedule": HEARTBEAT_SECONDS},
+    "prune-write-claims": {"task": "upstream.tasks.prune_write_claims", "schedule": 86400},
 }
 if SANDBOX_MOUNTED:
     # The sandbox's own clock work: reviews, expiry and processing, rules, webhook retries.

@@ -10,13 +10,25 @@ Prints JSON:
   every customer of the mirror after an import (default 100,000; --full 1,000,000), seconds.
 
     .venv/bin/python bench/monitoring_figures.py [--full] [--transactions N] [--customers N]
+    .venv/bin/python bench/monitoring_figures.py --flood [--reuse]
+
+--flood measures the drain's share with bench/load.py running beside it (its gunicorn, worker
+and locust: 50 staff sessions and 200 webhook events a second, on a database of its own): the
+announcement and the queued evaluation are timed, published to a Redis broker of their own, from
+the moment locust starts until the load ends, and the worker's evaluation likewise; then load.py's
+own figures (events acknowledged and processed) are added. Nothing else is measured in that run.
 """
 
 import argparse
 import datetime as dt
 import json
+import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 FIRST = [
     "james",
@@ -321,6 +333,86 @@ def backtests(backtest, Backtest, MonitoringRule, RuleKind) -> dict:
     return figures
 
 
+FLOOD_BROKER = "redis://127.0.0.1:6379/8"
+
+
+def _load_running() -> bool:
+    """locust, started by bench/load.py once its set-up is done, is the flood."""
+    return subprocess.run(["pgrep", "-f", "locustfile.py"], capture_output=True, check=False).returncode == 0
+
+
+def flood(seconds: int, pks: list, announce_changes, evaluate_transactions, live_versions) -> dict:
+    """The drain's share and the worker's evaluation, timed while bench/load.py's load runs."""
+    import redis
+    from _setup import percentile
+    from django.db import transaction
+
+    from payments.models import Transaction
+    from upstream.mirrored import Source
+
+    bench = Path(__file__).resolve().parent
+    log = Path(tempfile.mkstemp(prefix="bench-flood-", suffix=".json")[1])
+    errors = log.with_suffix(".err")
+    load = subprocess.Popen(
+        [sys.executable, str(bench / "load.py"), "--seconds", str(seconds)],
+        cwd=bench.parent,
+        stdout=log.open("wb"),
+        stderr=errors.open("wb"),
+        env={k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")},
+    )
+    try:
+        deadline = time.monotonic() + 900
+        while not _load_running():
+            if load.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"bench/load.py ended before its load began:\n{errors.read_text()[-3000:]}")
+            time.sleep(0.5)
+        load_started = time.monotonic()
+        versions = live_versions()
+        drain, work, rounds = [], [], 0
+        while _load_running() and time.monotonic() - load_started < seconds - 5:
+            for pk in pks[:100]:
+                started = time.perf_counter()
+                with transaction.atomic():
+                    announce_changes(Transaction, [pk], Source.WEBHOOK)
+                drain.append((time.perf_counter() - started) * 1000)
+            for pk in pks[100:150]:
+                started = time.perf_counter()
+                evaluate_transactions([pk], versions)
+                work.append((time.perf_counter() - started) * 1000)
+            rounds += 1
+            redis.Redis.from_url(FLOOD_BROKER).flushdb()  # the queued evaluations: nobody runs them here
+        measured = time.monotonic() - load_started
+        load.wait(timeout=seconds + 1200)
+    finally:
+        if load.poll() is None:
+            load.terminate()
+            load.wait(timeout=60)
+        redis.Redis.from_url(FLOOD_BROKER).flushdb()
+    try:
+        report = json.loads(log.read_text())
+    except ValueError:
+        report = {}
+    log.unlink(missing_ok=True)
+    errors.unlink(missing_ok=True)
+    return {
+        "measured_seconds_under_load": round(measured, 1),
+        "drain_added_ms": {
+            "count": len(drain),
+            "p50": round(percentile(drain, 0.5), 3),
+            "p99": round(percentile(drain, 0.99), 3),
+        },
+        "evaluation_ms_per_transaction": {
+            "rules": len(versions),
+            "count": len(work),
+            "p50": round(percentile(work, 0.5), 2),
+            "p99": round(percentile(work, 0.99), 2),
+        },
+        "load": {
+            key: report.get(key) for key in ("load", "webhooks", "staff_requests_all", "errors", "machine_speed_ms")
+        },
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--full", action="store_true", help="5,000,000 transactions and 1,000,000 customers")
@@ -330,14 +422,15 @@ def main():
     parser.add_argument(
         "--backtests-only", action="store_true", help="only the backtests (before/after a change, same data)"
     )
+    parser.add_argument("--flood", action="store_true", help="only the drain, with bench/load.py running beside it")
+    parser.add_argument("--flood-seconds", type=int, default=90, help="load.py --seconds")
     parser.add_argument("--keep", action="store_true", help="leave the database for a later --reuse")
     parser.add_argument("--reuse", action="store_true", help="the database and rules a --keep run left")
     args = parser.parse_args()
     if args.full:
         args.transactions, args.customers = 5_000_000, 1_000_000
-    import os
 
-    os.environ["CELERY_BROKER_URL"] = "memory://"
+    os.environ["CELERY_BROKER_URL"] = FLOOD_BROKER if args.flood else "memory://"
     from _setup import machine_speed, percentile, setup_django
 
     setup_django("bench_monitoring", keep=args.keep or args.reuse, reuse=args.reuse)
@@ -373,8 +466,14 @@ def main():
         print(json.dumps(result, indent=2))
         return
 
-    # What the drain pays: the announcement, and the task queued on commit.
     pks = list(Transaction.objects.order_by("?").values_list("pk", flat=True)[:1050])
+    if args.flood:
+        result["flood"] = flood(args.flood_seconds, pks, announce_changes, evaluate_transactions, live_versions)
+        result["when"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        print(json.dumps(result, indent=2))
+        return
+
+    # What the drain pays: the announcement, and the task queued on commit.
     drain = []
     for pk in pks:
         started = time.perf_counter()

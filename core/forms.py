@@ -18,6 +18,7 @@ import datetime as dt
 import functools
 import uuid
 
+import django_filters
 from django import forms
 from django.forms.renderers import DjangoTemplates
 from django.forms.utils import flatatt
@@ -25,6 +26,7 @@ from django.utils import timezone
 from django.utils.choices import BaseChoiceIterator, normalize_choices
 from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import SafeString
+from django_filters.constants import EMPTY_VALUES
 
 # The one-time mark of a form that makes something (upstream.claims): however often one filled-in
 # form is sent, it makes one thing, and a resend answers with what the first made.
@@ -47,12 +49,19 @@ def submission_mark(request) -> str:
     return posted or str(uuid.uuid4())
 
 
+def wire_name(name: str) -> str:
+    """A field's name as the Payments API writes it: "source_payment_method" -> "sourcePaymentMethod"."""
+    first, *words = name.split("_")
+    return first + "".join(word.capitalize() for word in words)
+
+
 class ApiErrorsMixin:
     """Puts the details of a VALIDATION_ERROR (`exc.field_errors`) on the fields they name: the
     form's own, its rows', or those of the forms it is made of.
 
-    `api_fields` maps an error path ("externalCryptoWallet.address.address") to a field of this
-    form. `api_parts()` names the other forms holding parts of the request: a path ("kycData")
+    A field named as the request's top-level field it fills (`customer_id` for "customerId")
+    takes that field's errors; `api_fields` maps any other error path
+    ("externalCryptoWallet.address.address") to a field of this form. `api_parts()` names the other forms holding parts of the request: a path ("kycData")
     -> the form of the object there, or -> the forms of a list's rows in the request's order
     ("kycData.documents.1.type" goes onto the second row's field for "type"). The longest path
     that places an error wins; an error no field takes goes to the top, naming its path.
@@ -65,8 +74,11 @@ class ApiErrorsMixin:
 
     def api_field(self, path: tuple) -> tuple[forms.Form, str] | None:
         """The form and the name of the field an error at `path` belongs to, or None."""
+        fields = getattr(self, "fields", ())
         name = self.api_fields.get(".".join(map(str, path)))
-        if name is not None and name in getattr(self, "fields", ()):
+        if name is None and len(path) == 1:
+            name = next((field for field in fields if wire_name(field) == path[0]), None)
+        if name is not None and name in fields:
             return self, name
         parts = self.api_parts()
         for cut in range(len(path) - 1, -1, -1):
@@ -327,3 +339,24 @@ def day_range(since=None, until=None) -> dict:
 
 def date_input():
     return forms.DateInput(attrs={"type": "date"})
+
+
+class DayFilter(django_filters.DateFilter):
+    """A day bounding a datetime column: that day and after, or with `until` that day and
+    before, whole days in the staff member's time zone (day_range: a range the column's index
+    seeks, rather than a cast of every row to a date)."""
+
+    def __init__(self, *, until: bool = False, **kwargs):
+        super().__init__(widget=date_input(), **kwargs)
+        self.until = until
+
+    def filter(self, qs, value):
+        if value in EMPTY_VALUES:
+            return qs
+        bounds = day_range(until=value) if self.until else day_range(since=value)
+        return qs.filter(**{f"{self.field_name}__{op}": bound for op, bound in bounds.items()})
+
+
+def textarea_field(label: str, *, max_length: int, rows: int = 3, **kwargs) -> forms.CharField:
+    """Free text of a few lines: a reason, a note."""
+    return forms.CharField(label=label, max_length=max_length, widget=forms.Textarea(attrs={"rows": rows}), **kwargs)

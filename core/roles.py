@@ -32,6 +32,7 @@ PERMISSIONS = {
     "view_monitoring": "Read monitoring alerts, rules and watch lists",
     "decide_alerts": "Decide monitoring and screening alerts",
     "manage_monitoring": "Draft, approve and pause monitoring rules; import watch lists",
+    "hold_accounts": "Ask for and approve holds and releases of payment accounts in the back-office",
 }
 
 COMPLIANCE_PERMISSIONS = {"view_customers", "change_customers", "view_payments", "view_monitoring", "decide_alerts"}

@@ -190,7 +190,22 @@ class CustomerNote(models.Model):
         return f"Note by {self.author_username}"
 
 
-class HostedLinkHandout(models.Model):
+class StaffAct(models.Model):
+    """A staff member's act on a customer's case (a handout, a decision): its `kind`, who did it
+    (under the name they had then) and when."""
+
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    actor_username = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self):
+        return f"{self.get_kind_display()} by {self.actor_username}"
+
+
+class HostedLinkHandout(StaffAct):
     """Who copied or opened a customer's hosted verification link, and when: so that a
     reviewer sees whether the customer was already asked."""
 
@@ -200,20 +215,14 @@ class HostedLinkHandout(models.Model):
         REFILL = "refill", "Opened the form to refill"
 
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="link_handouts")
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    actor_username = models.CharField(max_length=150)
     kind = models.CharField(max_length=16, choices=Kind)
     status_at_handout = models.CharField(max_length=40)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         indexes = [models.Index(fields=["customer", "-created_at"], name="handout_customer")]
 
-    def __str__(self):
-        return f"{self.get_kind_display()} by {self.actor_username}"
 
-
-class CaseDecision(models.Model):
+class CaseDecision(StaffAct):
     """A reviewer's decision on a customer's case, with the reason: the case history."""
 
     class Kind(models.TextChoices):
@@ -227,14 +236,8 @@ class CaseDecision(models.Model):
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="decisions")
     kind = models.CharField(max_length=32, choices=Kind)
     reason = models.TextField(max_length=2000)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    actor_username = models.CharField(max_length=150)
     status_at_decision = models.CharField(max_length=40)
     escalation_level = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         indexes = [models.Index(fields=["customer", "-created_at"], name="decision_customer")]
-
-    def __str__(self):
-        return f"{self.get_kind_display()} by {self.actor_username}"

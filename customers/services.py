@@ -49,16 +49,16 @@ def _update(*, actor, customer: Customer, action: str, sections: set[str], submi
     )
 
 
-def customer_update_kyc(*, actor, customer: Customer, kyc_data: dict, sections: set[str], submission: str) -> Customer:
-    """PATCH kycData; the answer enters the mirror."""
-    kyc = api.KycData.model_validate(kyc_data)
+def customer_update_kyc(*, actor, customer: Customer, data: dict, sections: set[str], submission: str) -> Customer:
+    """PATCH kycData with `data`; the answer enters the mirror."""
+    kyc = api.KycData.model_validate(data)
     sent = {"sections": sections, "submission": submission}
     return _update(actor=actor, customer=customer, action="customer.update_kyc", kyc_data=kyc, **sent)
 
 
-def customer_update_kyb(*, actor, customer: Customer, kyb_data: dict, sections: set[str], submission: str) -> Customer:
-    """PATCH kybData; ownership fractions go as JSON numbers (the client's KybData does that)."""
-    kyb = api.KybData.model_validate(kyb_data)
+def customer_update_kyb(*, actor, customer: Customer, data: dict, sections: set[str], submission: str) -> Customer:
+    """PATCH kybData with `data`; ownership fractions go as JSON numbers (the client's KybData does that)."""
+    kyb = api.KybData.model_validate(data)
     sent = {"sections": sections, "submission": submission}
     return _update(actor=actor, customer=customer, action="customer.update_kyb", kyb_data=kyb, **sent)
 

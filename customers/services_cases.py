@@ -26,6 +26,11 @@ class AssignmentChanged(Exception):
     """The case's assignee changed since the page was shown; the message says to whom."""
 
 
+def _audit(actor, action: str, customer: Customer, details: dict | None = None) -> None:
+    """The audit event of a case action: its target is the customer."""
+    audit_record(actor=actor, action=action, target_kind="customer", target_id=customer.customer_id, details=details)
+
+
 def _assignee_words(customer: Customer) -> str:
     return customer.assignee.get_username() if customer.assignee else "nobody"
 
@@ -44,13 +49,8 @@ def customer_assign(*, actor, customer: Customer, assignee, seen=UNCHECKED) -> C
             "Assign it again if you still mean to."
         )
     Customer.objects.filter(pk=locked.pk).update(assignee=assignee, claimed_at=timezone.now() if assignee else None)
-    audit_record(
-        actor=actor,
-        action="customer.assign" if assignee else "customer.release",
-        target_kind="customer",
-        target_id=locked.customer_id,
-        details={"assignee": assignee.get_username()} if assignee else {},
-    )
+    action = "customer.assign" if assignee else "customer.release"
+    _audit(actor, action, locked, {"assignee": assignee.get_username()} if assignee else None)
     return Customer.objects.get(pk=customer.pk)
 
 
@@ -78,7 +78,7 @@ def customer_claim_next(*, actor, cases: QuerySet, submission: str) -> Customer 
 def customer_note_add(*, actor, customer: Customer, body: str) -> CustomerNote:
     note = CustomerNote.objects.create(customer=customer, author=actor, author_username=actor.get_username(), body=body)
     # The audit says a note was written, never what it says.
-    audit_record(actor=actor, action="customer.note_add", target_kind="customer", target_id=customer.customer_id)
+    _audit(actor, "customer.note_add", customer)
     return note
 
 
@@ -93,13 +93,7 @@ def customer_link_handout(*, actor, customer: Customer, kind: str, submission: s
             kind=kind,
             status_at_handout=customer.status,
         )
-        audit_record(
-            actor=actor,
-            action="customer.hosted_link",
-            target_kind="customer",
-            target_id=customer.customer_id,
-            details={"kind": kind},
-        )
+        _audit(actor, "customer.hosted_link", customer, {"kind": kind})
         return handout
 
     return claims.once(
@@ -182,13 +176,7 @@ def customer_decide(*, actor, customer: Customer, kind: str, reason: str, seen: 
         escalation_level=level,
     )
     # The audit names the decision, never the reason's text (it may quote personal data).
-    audit_record(
-        actor=actor,
-        action="customer.decide",
-        target_kind="customer",
-        target_id=customer.customer_id,
-        details={"decision": kind, "escalation_level": level},
-    )
+    _audit(actor, "customer.decide", customer, {"decision": kind, "escalation_level": level})
     return decision
 
 
@@ -205,11 +193,5 @@ def customers_bulk_assign(*, actor, customer_ids: list[str], assignee) -> int:
     )
     Customer.objects.filter(pk__in=[c.pk for c in customers]).update(assignee=assignee, claimed_at=timezone.now())
     for customer in customers:
-        audit_record(
-            actor=actor,
-            action="customer.assign",
-            target_kind="customer",
-            target_id=customer.customer_id,
-            details={"assignee": assignee.get_username(), "bulk": True},
-        )
+        _audit(actor, "customer.assign", customer, {"assignee": assignee.get_username(), "bulk": True})
     return len(customers)

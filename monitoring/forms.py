@@ -1,5 +1,7 @@
 from django import forms
 
+from core.forms import textarea_field
+
 from .models import AlertDecision, RuleKind, WatchList
 from .rules import PARAMS
 
@@ -8,7 +10,7 @@ MAX_UPLOAD = 200 * 1024 * 1024
 
 class DecideForm(forms.Form):
     decision = forms.ChoiceField(choices=AlertDecision.choices, widget=forms.RadioSelect)
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=2000)
+    reason = textarea_field("Reason", max_length=2000)
 
 
 class RuleForm(forms.Form):

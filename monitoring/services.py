@@ -1,7 +1,7 @@
 """What changes monitoring's records: evaluation of transactions by the live rules, the rules'
 lifecycle (draft, submit to the four-eyes of payments, live once a second person approves,
-pause, resume, new version) and the
-decisions on alerts. Every staff step is audited in the same database transaction."""
+pause, resume, new version), the decisions on alerts, and the hold of a payment account asked
+from a screening true match. Every staff step is audited in the same database transaction."""
 
 from django.db import transaction
 from django.db.models import Count, Q
@@ -11,11 +11,12 @@ from django.utils import timezone
 
 from audit.records import audit_record
 from customers.models import OPEN_ALERT_COLUMNS, Customer
-from payments.models import ApprovalKind, ApprovalRequest, Transaction
+from payments.models import ApprovalKind, ApprovalRequest, PaymentAccount, Transaction
 from payments.services.approval_writes import ApprovalWriteFailed
 from payments.services.approvals import (
     ApprovalRefused,
     approval_approve,
+    approval_request_account_hold,
     approval_request_registered,
     approval_withdraw,
 )
@@ -339,3 +340,46 @@ def alert_decide(*, user, alert: Alert, decision: str, reason: str) -> Alert:
         details={"decision": decision, "kind": alert.kind},
     )
     return alert
+
+
+# --- Holds from a true match ------------------------------------------------------------------------
+
+
+def alert_accounts(alert: Alert):
+    """The payment accounts of an alert: those it names (a payee's bank account, a wallet); for a
+    screening hit on the customer's own name, which names none, the customer's accounts."""
+    if alert.account_ids:
+        return PaymentAccount.objects.filter(account_id__in=alert.account_ids).order_by("pk")
+    if alert.kind == AlertKind.SCREENING and alert.customer_id:
+        return PaymentAccount.objects.filter(customer_id=alert.customer_id, account_id__isnull=False).order_by("pk")
+    return PaymentAccount.objects.none()
+
+
+def may_hold_from(alert: Alert) -> bool:
+    """A hold is asked from a screening alert once it is decided a true match."""
+    return alert.kind == AlertKind.SCREENING and alert.decision == AlertDecision.TRUE_MATCH
+
+
+def alert_account_hold(*, user, alert: Alert, account: PaymentAccount, reason: str) -> ApprovalRequest:
+    """Ask for a hold of one of a true match's accounts in the back-office (the Payments API
+    cannot deactivate it): payments' four-eyes, another admin approves it. The request and the
+    held account link back to the alert."""
+    if not may_hold_from(alert):
+        raise NotAllowed("A hold is asked from a screening alert decided a true match.")
+    if not alert_accounts(alert).filter(pk=account.pk).exists():
+        raise NotAllowed("This account is not one of the alert's.")
+    origin = {
+        "url": reverse("monitoring-view-alert", kwargs={"pk": alert.pk}),
+        "text": f"Screening alert #{alert.pk}",
+        "permission": "view_monitoring",
+    }
+    try:
+        return approval_request_account_hold(
+            actor=user,
+            account=account,
+            reason=reason,
+            origin=origin,
+            facts=[["Alert", f"#{alert.pk}: {alert.sentence}"]],
+        )
+    except ApprovalRefused as exc:
+        raise NotAllowed(str(exc)) from None

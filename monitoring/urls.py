@@ -9,6 +9,9 @@ urlpatterns = [
     path("alerts/export.csv", views.export_alerts, name="monitoring-export-alerts"),
     path("alerts/<int:pk>/", views.view_alert, name="monitoring-view-alert"),
     path("alerts/<int:pk>/decide", views.decide_alert, name="monitoring-decide-alert"),
+    path(
+        "alerts/<int:pk>/accounts/<int:account_pk>/hold", views.hold_alert_account, name="monitoring-hold-alert-account"
+    ),
     path("rules/", views.list_rules, name="monitoring-list-rules"),
     path("rules/new", views.create_rule, name="monitoring-create-rule"),
     path("rules/<int:pk>/", views.view_rule, name="monitoring-view-rule"),

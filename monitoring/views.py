@@ -1,6 +1,6 @@
-"""Monitoring's pages under /monitoring/: alerts (list, export, page, decision), rules (list,
-new, page, edit, submit, approve, withdraw, pause, resume, backtest) and watch lists (list,
-import, page)."""
+"""Monitoring's pages under /monitoring/: alerts (list, export, page, decision, the hold of a
+true match's payment account), rules (list, new, page, edit, submit, approve, withdraw, pause,
+resume, backtest) and watch lists (list, import, page)."""
 
 import datetime as dt
 from urllib.parse import quote
@@ -23,7 +23,9 @@ from core.live import version_of
 from core.templatetags.timestamps import minute
 from core.together import fetch_together
 from core.views import HttpResponsePermanentRedirectKeepMethod, escaped, escaped_word, filtered_page, page_or_partial
+from payments.forms.approvals import HoldForm
 from payments.models import PaymentAccount, Transaction
+from payments.services.approvals import accounts_waiting
 
 from . import importers, tasks
 from .filters import AlertFilter
@@ -32,7 +34,10 @@ from .models import Alert, AlertDecision, AlertKind, AlertStatus, Backtest, Moni
 from .rules import PARAMS, describe
 from .services import (
     NotAllowed,
+    alert_account_hold,
+    alert_accounts,
     alert_decide,
+    may_hold_from,
     pending_draft,
     rule_create,
     rule_new_version,
@@ -142,7 +147,14 @@ def _alert_context(request, alert, form=None) -> dict:
     transactions = list(Transaction.objects.filter(transaction_id__in=alert.transaction_ids[:50]))
     order = {tx_id: i for i, tx_id in enumerate(alert.transaction_ids)}
     transactions.sort(key=lambda tx: order.get(tx.transaction_id, 0))
-    accounts = list(PaymentAccount.objects.filter(account_id__in=alert.account_ids[:50]))
+    accounts = list(alert_accounts(alert).select_related("held_by", "hold_approval")[:50])
+    may_hold = may_hold_from(alert) and request.user.has_perm("core.hold_accounts")
+    if may_hold:
+        waiting = accounts_waiting(accounts)
+        for account in accounts:
+            account.hold_waiting = waiting.get(account.pk)
+            # One form per account on the page: ids of their own (the decision has a reason too).
+            account.hold_form = HoldForm(auto_id=f"id_hold_{account.pk}_%s")
     open_transfers = []
     if alert.kind == AlertKind.SCREENING and alert.customer_id:
         open_transfers = list(
@@ -154,6 +166,9 @@ def _alert_context(request, alert, form=None) -> dict:
         "alert": alert,
         "transactions": transactions,
         "accounts": accounts,
+        # A hit on the customer's own name names no account: the customer's are shown.
+        "customer_accounts": not alert.account_ids,
+        "may_hold": may_hold,
         "open_transfers": open_transfers,
         "form": form or DecideForm(),
         "may_decide": request.user.has_perm("core.decide_alerts") and alert.status == AlertStatus.OPEN,
@@ -187,6 +202,30 @@ def decide_alert(request, pk):
             messages.success(request, f"Alert decided: {AlertDecision(form.cleaned_data['decision']).label}.")
         return redirect("monitoring-view-alert", pk=alert.pk)
     return render(request, "monitoring/alerts/show.html", _alert_context(request, alert, form), status=400)
+
+
+@role_required("hold_accounts")
+@require_POST
+def hold_alert_account(request, pk, account_pk):
+    """Ask for a hold of one of a true match's payment accounts in the back-office; a second
+    admin approves it in "Waiting for approval" (payments' four-eyes)."""
+    alert = get_object_or_404(_alerts(), pk=pk)
+    account = get_object_or_404(PaymentAccount, pk=account_pk)
+    form = HoldForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Nothing was asked: {form.errors['reason'][0]}")
+        return redirect("monitoring-view-alert", pk=alert.pk)
+    try:
+        approval = alert_account_hold(
+            user=request.user, alert=alert, account=account, reason=form.cleaned_data["reason"]
+        )
+    except NotAllowed as exc:
+        messages.error(request, str(exc))
+        return redirect("monitoring-view-alert", pk=alert.pk)
+    messages.success(
+        request, "Hold asked for: another admin approves it in Waiting for approval. Nothing is held until then."
+    )
+    return redirect("payments-view-approval-request", pk=approval.pk)
 
 
 # --- Rules -----------------------------------------------------------------------------------------

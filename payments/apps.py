@@ -12,7 +12,12 @@ class PaymentsConfig(AppConfig):
         from .models import ACCOUNT_TYPE_LABELS, STATUS_LABELS, ApprovalKind
         from .rails import METHOD_LABELS
         from .services import ACTION_LABELS
+        from .services.approval_writes import register_write
+        from .services.holds import account_hold_apply, account_release_apply
 
+        # A hold is the back-office's own write: approving its request sets it, no call upstream.
+        register_write(ApprovalKind.ACCOUNT_HOLD, account_hold_apply)
+        register_write(ApprovalKind.ACCOUNT_RELEASE, account_release_apply)
         labels.register(labels.STATUS, STATUS_LABELS)
         labels.register(labels.METHOD, METHOD_LABELS)
         labels.register(labels.ACCOUNT_TYPE, ACCOUNT_TYPE_LABELS)

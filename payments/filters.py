@@ -6,7 +6,7 @@ import django_filters
 from django.db.models import Q, Subquery
 from django.utils import timezone
 
-from core.forms import date_input, day_range
+from core.forms import DayFilter
 from customers.models import Customer
 
 from .forms.fields import CustomerPicker
@@ -85,12 +85,8 @@ class ApprovalRequestFilter(django_filters.FilterSet):
 class TransactionFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=TransactionStatus.choices, label="Status", empty_label="Any")
     customer = django_filters.CharFilter(label="Customer", method="filter_customer", widget=CustomerPicker())
-    created_from = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_from", label="Created from", widget=date_input()
-    )
-    created_until = django_filters.DateFilter(
-        field_name="created_upstream_at", method="filter_until", label="Created until", widget=date_input()
-    )
+    created_from = DayFilter(field_name="created_upstream_at", label="Created from")
+    created_until = DayFilter(field_name="created_upstream_at", label="Created until", until=True)
     correlation_id = django_filters.CharFilter(field_name="correlation_id", label="Correlation id")
     rail = django_filters.ChoiceFilter(
         field_name="source_payment_method",
@@ -115,10 +111,6 @@ class TransactionFilter(django_filters.FilterSet):
         model = Transaction
         fields = []
 
-    def filter_from(self, queryset, name, value):
-        # Whole days in the staff member's time zone, as the audit log's (core.forms).
-        return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(since=value).items()})
-
     def filter_customer(self, queryset, name, value):
         # The FK column equal to the customer's key, resolved first by a scalar subquery (an
         # InitPlan, no extra query): the (customer, created, id) index then serves the page in
@@ -131,7 +123,3 @@ class TransactionFilter(django_filters.FilterSet):
         # Not yet expired, and expiring within `value` minutes (the (status, expires_at) index).
         now = timezone.now()
         return queryset.filter(expires_at__gte=now, expires_at__lt=now + dt.timedelta(minutes=int(value)))
-
-    def filter_until(self, queryset, name, value):
-        # The whole day counts: before the next midnight, a range the keyset index can seek.
-        return queryset.filter(**{f"{name}__{op}": bound for op, bound in day_range(until=value).items()})

@@ -54,6 +54,19 @@ class PaymentAccount(MirroredModel):
     details = models.JSONField(default=dict, blank=True)
     created_upstream_at = models.DateTimeField(null=True, blank=True)
     first_seen_at = models.DateTimeField(auto_now_add=True)
+    # The back-office's own hold (payments.services.holds): while held_at is set, no quote or
+    # execute from this back-office moves money from or to the account. The API cannot
+    # deactivate an account; these fields are the back-office's alone, never written by the
+    # upserts (syncs, webhooks), and set or cleared only by an approved hold or release.
+    held_at = models.DateTimeField(null=True, blank=True)
+    held_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    hold_reason = models.TextField(blank=True)
+    # The approved request that set the hold: its maker, and where it was asked from (an alert).
+    hold_approval = models.ForeignKey(
+        "ApprovalRequest", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         indexes = [
@@ -65,6 +78,16 @@ class PaymentAccount(MirroredModel):
 
     def __str__(self):
         return f"{self.nickname or self.account_type} ({self.account_id or 'pending'})"
+
+    @property
+    def is_held(self) -> bool:
+        return self.held_at is not None
+
+    @property
+    def hold_origin(self) -> dict | None:
+        """Where the hold was asked from ({"url", "text", "permission"}: a screening alert), as
+        its request recorded it; None when asked from the account's own page."""
+        return self.hold_approval.payload.get("origin") if self.hold_approval_id else None
 
     # Display values for the lists: computed here rather than with an include per row, which
     # cost the 50-row list more than its query.
@@ -324,6 +347,10 @@ class ApprovalKind(models.TextChoices):
     # Kinds an app above payments approves through the same four-eyes: its write is registered
     # with payments.services.approval_writes.register_write, its words are in the payload.
     MONITORING_RULE = "monitoring_rule", "Make a monitoring rule live"
+    # The back-office's own hold of a payment account (payments.services.holds): the API has no
+    # way to deactivate one. Written by payments' own registered writes.
+    ACCOUNT_HOLD = "account_hold", "Hold a payment account"
+    ACCOUNT_RELEASE = "account_release", "Release a held payment account"
 
 
 class ApprovalStatus(models.TextChoices):
@@ -358,6 +385,10 @@ class ApprovalRequest(models.Model):
     idempotency_key = models.UUIDField(unique=True)
     quote = models.ForeignKey(Quote, null=True, blank=True, on_delete=models.PROTECT, related_name="approvals")
     rule = models.ForeignKey(AutomationRule, null=True, blank=True, on_delete=models.SET_NULL, related_name="approvals")
+    # The payment account a hold or release is about.
+    account = models.ForeignKey(
+        PaymentAccount, null=True, blank=True, on_delete=models.SET_NULL, related_name="approvals"
+    )
     # The figures the checker approved, and those of the re-quote when the price was checked again.
     approved_destination_amount = models.DecimalField(**MONEY, null=True, blank=True)
     requoted_destination_amount = models.DecimalField(**MONEY, null=True, blank=True)

@@ -79,7 +79,10 @@ def payment_accounts_merge_completed_forms(*, not_seen_since) -> int:
             continue
         (new,) = candidates
         fields = ["account_id", "status", "details", "created_upstream_at", "synced_at", "upstream_updated_at"]
+        if new.is_held:  # held since the sync saw it: the hold moves with the id
+            fields += ["held_at", "held_by", "hold_reason", "hold_approval"]
         values = {f: getattr(new, f) for f in fields}
+        new.approvals.update(account=pending)
         new.delete()
         for f, v in values.items():
             setattr(pending, f, v)
@@ -148,7 +151,8 @@ def payment_accounts_upsert(*, items: list[api.PaymentAccount], seen_by: Source)
         for f, v in values.items():
             setattr(row, f, v)
         row.synced_at, row.missing_upstream, row.missing_since = now, False, None
-        row.save()
+        # The API's fields only: a hold set meanwhile (the back-office's own) is never written over.
+        row.save(update_fields=[*values, "synced_at", "missing_upstream", "missing_since"])
         if changed:
             touched.append(row.pk)
         counts.updated += changed

@@ -18,6 +18,8 @@ urlpatterns = [
         name="payments-view-payment-account-balances",
     ),
     path("accounts/<int:pk>/refresh", accounts.refresh_payment_account, name="payments-refresh-payment-account"),
+    path("accounts/<int:pk>/hold", accounts.hold_payment_account, name="payments-hold-payment-account"),
+    path("accounts/<int:pk>/release", accounts.release_payment_account, name="payments-release-payment-account"),
     # Addresses of before: one URL per form, no slash after an action.
     moved("accounts/new/", "payments-create-payment-account"),
     moved("accounts/create/", "payments-create-payment-account"),

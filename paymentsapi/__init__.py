@@ -11,6 +11,7 @@
 The back-office gets its shared client from `upstream.client.get_client()`.
 """
 
+from . import types
 from ._base_client import make_breaker
 from ._wire import to_wire
 from .client import PaymentsApiClient
@@ -33,80 +34,30 @@ from .errors import (
     ValidationFailed,
     error_for,
 )
-from .types import (
-    AutomationRule,
-    Balance,
-    CancelResult,
-    CryptoTransferInstructions,
-    Currency,
-    Customer,
-    CustomerStatus,
-    CustomerType,
-    DeveloperFee,
-    ExchangeRate,
-    FiatTransferInstructions,
-    KybData,
-    KycData,
-    Page,
-    PaymentAccount,
-    PaymentAccountStatus,
-    PaymentAccountType,
-    Quote,
-    QuoteDestination,
-    QuoteSource,
-    Transaction,
-    TransactionStatus,
-    TransactionTemplate,
-    Trigger,
-    WebhookDelivery,
-    WebhookEndpoint,
-)
+
+# Every typed model is a name of the package too (paymentsapi.Customer is paymentsapi.types.Customer).
+from .types import *  # noqa: F403
 
 __all__ = [
     "ApiConnectionError",
     "ApiNoAnswer",
     "ApiTimeout",
     "ApiUnavailable",
-    "AutomationRule",
     "BadRequest",
-    "Balance",
-    "CancelResult",
-    "CryptoTransferInstructions",
-    "Currency",
-    "Customer",
-    "CustomerStatus",
-    "CustomerType",
-    "DeveloperFee",
-    "ExchangeRate",
-    "FiatTransferInstructions",
     "FieldError",
     "Forbidden",
     "InternalServerError",
-    "KybData",
-    "KycData",
     "NotFound",
-    "Page",
-    "PaymentAccount",
-    "PaymentAccountStatus",
-    "PaymentAccountType",
     "PaymentsApiClient",
     "PaymentsApiError",
-    "Quote",
-    "QuoteDestination",
-    "QuoteSource",
     "RateLimited",
     "ServerError",
-    "Transaction",
-    "TransactionStatus",
-    "TransactionTemplate",
     "TransportError",
-    "Trigger",
     "Unauthorized",
     "UnexpectedResponse",
     "ValidationFailed",
-    "WebhookDelivery",
-    "WebhookEndpoint",
     "error_for",
     "make_breaker",
     "to_wire",
+    *types.__all__,
 ]

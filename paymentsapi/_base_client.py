@@ -21,7 +21,7 @@ import httpx
 import pybreaker
 from pydantic import BaseModel, ValidationError
 
-from ._wire import to_wire
+from ._wire import compact, to_wire
 from .errors import (
     ApiConnectionError,
     ApiNoAnswer,
@@ -157,9 +157,9 @@ class BaseClient:
             headers["x-idempotency-key"] = idempotency_key
         content = None
         if body is not None:
-            content = json.dumps(to_wire(body)).encode()
+            content = json.dumps(compact(to_wire(body))).encode()
             headers["Content-Type"] = "application/json"
-        query = {name: value for name, value in to_wire(dict(params or {})).items() if value is not None}
+        query = compact(to_wire(dict(params or {})))
 
         # Repeating these cannot do anything twice: reads, deletes, and writes with an idempotency key.
         retryable = method in ("GET", "DELETE") or idempotency_key is not None

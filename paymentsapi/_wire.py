@@ -47,8 +47,8 @@ def to_wire(value: Any) -> Any:
     raise TypeError(f"Cannot send a {type(value).__name__} to the Payments API")
 
 
-def compact(**fields: Any) -> dict[str, Any]:
-    """The body without the fields left as None (unset, not null)."""
+def compact(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A body or a query without the fields left as None (unset, not null)."""
     return {name: value for name, value in fields.items() if value is not None}
 
 

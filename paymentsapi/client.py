@@ -8,6 +8,8 @@ Transport, retries, the circuit breaker, redaction and parsing are the base's (_
 each resource (resources/) builds its requests and names its typed results (types/).
 """
 
+from typing import Generic, TypeVar
+
 from ._base_client import BaseClient
 from .resources import (
     AutomationRules,
@@ -18,35 +20,27 @@ from .resources import (
     Transactions,
     Webhooks,
 )
+from .resources._resource import Resource
+
+R = TypeVar("R", bound=Resource)
+
+
+class _ResourceOf(Generic[R]):
+    """A resource made for the client it is read from, not an attribute set once: a copy made
+    by with_options() gets resources bound to it."""
+
+    def __init__(self, resource: type[R]) -> None:
+        self._resource = resource
+
+    def __get__(self, client: BaseClient, owner: type | None = None) -> R:
+        return self._resource(client)
 
 
 class PaymentsApiClient(BaseClient):
-    # Properties, not attributes set once: a copy made by with_options() gets resources bound to it.
-
-    @property
-    def customers(self) -> Customers:
-        return Customers(self)
-
-    @property
-    def payment_accounts(self) -> PaymentAccounts:
-        return PaymentAccounts(self)
-
-    @property
-    def exchange_rates(self) -> ExchangeRates:
-        return ExchangeRates(self)
-
-    @property
-    def quotes(self) -> Quotes:
-        return Quotes(self)
-
-    @property
-    def transactions(self) -> Transactions:
-        return Transactions(self)
-
-    @property
-    def automation_rules(self) -> AutomationRules:
-        return AutomationRules(self)
-
-    @property
-    def webhooks(self) -> Webhooks:
-        return Webhooks(self)
+    customers = _ResourceOf(Customers)
+    payment_accounts = _ResourceOf(PaymentAccounts)
+    exchange_rates = _ResourceOf(ExchangeRates)
+    quotes = _ResourceOf(Quotes)
+    transactions = _ResourceOf(Transactions)
+    automation_rules = _ResourceOf(AutomationRules)
+    webhooks = _ResourceOf(Webhooks)

@@ -63,6 +63,17 @@ def auditor_user(make_staff):
     return make_staff("auditor")
 
 
+def signed_in(user):
+    """A test client of its own, logged in as `user` who has just proved who they are: several
+    members in one test (a maker and a checker)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    authenticated_now(client, user)
+    return client
+
+
 def authenticated_now(client, user=None) -> None:
     """Record in the client's session that `user` (by default the one logged in) has just proved
     who they are, as allauth's login does: pages under core.access.recent_auth_required then open

@@ -149,6 +149,15 @@ def once(key: str, *, actor, do: Callable[[], T], remember: Callable[[T], str], 
     return result
 
 
+def in_flight(keys) -> list[str]:
+    """Which of the writes named `keys` a request is carrying out now (claimed, lease running)."""
+    return list(
+        WriteClaim.objects.filter(
+            key__in=list(keys), state=WriteClaim.State.IN_FLIGHT, lease_until__gt=timezone.now()
+        ).values_list("key", flat=True)
+    )
+
+
 def first_tried(key: str) -> dt.datetime | None:
     """When the write named `key` was first tried (None: never): a read-back looks for what
     was made since then."""

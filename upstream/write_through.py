@@ -49,6 +49,10 @@ class Once:
     key: str
     remember: Callable[[Any], str]
     replay: Callable[[str], Any]
+    # A last check of the service's, run once the claim is held and before anything is sent
+    # (a hold on a payment account): raising refuses the write, and the claim goes back to
+    # the state it was found in.
+    check: Callable[[], None] | None = None
 
 
 def write_through_api(
@@ -80,13 +84,24 @@ def write_through_api(
     With `once`, only the request that claims `once.key` first calls the API (upstream.claims);
     the others wait and return the winner's result, audited by the winner alone. A holder
     whose predecessor's outcome is unknown calls `reconcile()` before writing again, and the
-    success of an answer the API replayed is audited once, marked "replayed".
+    success of an answer the API replayed is audited once, marked "replayed". `once.check()`
+    runs under the claim before any call: what it raises goes up, nothing sent.
     """
     if once is None:
         return _write(actor, action, target, call, store, stored, reconcile)
     held = claims.claim(once.key, actor=actor)
     if isinstance(held, claims.Outcome):
         return once.replay(held.result)
+    if once.check is not None:
+        try:
+            once.check()
+        except Exception:
+            # Refused before anything was sent: an earlier try's unknown outcome stays unknown.
+            if held.recheck:
+                claims.unknown(held)
+            else:
+                claims.release(held)
+            raise
     try:
         if held.recheck and reconcile is not None:
             call, earlier = _read_back_first(actor, action, target, held, call, reconcile)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django import forms
 
-from core.forms import ApiErrorsMixin
+from core.forms import ApiErrorsMixin, wire_name
 
 NATIONAL_ID_FIELDS = ["national_id_type", "national_id_number", "national_id_issuing_country"]
 
@@ -20,6 +20,12 @@ NATIONAL_ID_ON_CREATE = "KYC data sent with a new customer needs the national ID
 
 
 NATIONAL_ID_MESSAGE = "Type, number and issuing country of the national ID go together: fill in all three, or none."
+
+
+def paths(section: str, *names: str, under: tuple = ()) -> dict[str, tuple[tuple, str]]:
+    """PATHS of fields named as the API names their places, in `section` (and under `under`):
+    paths("identity", "date_of_birth") -> {"date_of_birth": (("dateOfBirth",), "identity")}."""
+    return {name: ((*under, wire_name(name)), section) for name in names}
 
 
 class ApiField(forms.BoundField):

@@ -4,6 +4,7 @@ assign in bulk (the queue's filters are customers.filters.QueueFilter)."""
 from django import forms
 from django.contrib.auth import get_user_model
 
+from core.forms import textarea_field
 from core.live import CompiledQuery
 
 from ..models import CaseDecision
@@ -63,11 +64,8 @@ class AssignForm(forms.Form):
 
 
 class NoteForm(forms.Form):
-    body = forms.CharField(
-        label="Internal note",
-        max_length=5000,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Seen by staff only; never sent to the Payments API.",
+    body = textarea_field(
+        "Internal note", max_length=5000, help_text="Seen by staff only; never sent to the Payments API."
     )
 
 
@@ -79,10 +77,9 @@ class DecisionForm(forms.Form):
     """A reviewer's decision on the case, with the reason (kept in the case history)."""
 
     kind = forms.ChoiceField(choices=CaseDecision.Kind.choices, label="Decision", widget=forms.RadioSelect)
-    reason = forms.CharField(
-        label="Reason",
+    reason = textarea_field(
+        "Reason",
         max_length=2000,
-        widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Seen by staff only; kept on the case timeline.",
         error_messages={"required": "Say why: the reason is kept with the decision."},
     )

@@ -24,14 +24,6 @@ class CustomerCreateForm(ApiErrorsMixin, forms.Form):
     # Drawn by the same field template as the KYC/KYB forms' fields.
     bound_field_class = ApiField
 
-    api_fields = {
-        "customerType": "customer_type",
-        "email": "email",
-        "firstName": "first_name",
-        "lastName": "last_name",
-        "businessName": "business_name",
-    }
-
     def clean(self):
         data = super().clean()
         if data.get("customer_type") == CustomerType.INDIVIDUAL:

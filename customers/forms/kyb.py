@@ -7,7 +7,7 @@ from django import forms
 from core.forms import ApiErrorsMixin
 
 from .. import choices
-from .api_form import ApiForm, check_national_id_triple
+from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_national_id_triple, paths
 from .fields import (
     DocumentField,
     MaskedIdInput,
@@ -67,28 +67,33 @@ class PersonForm(ApiForm):
     proof_of_address_image = DocumentField("Proof of address")
 
     PATHS = {
-        "legal_first_name": (("legalFirstName",), "person"),
-        "legal_middle_name": (("legalMiddleName",), "person"),
-        "legal_last_name": (("legalLastName",), "person"),
-        "email": (("email",), "person"),
-        "phone_number": (("phoneNumber",), "person"),
-        "date_of_birth": (("dateOfBirth",), "person"),
-        "nationality": (("nationality",), "person"),
-        "title": (("title",), "person"),
-        "ownership_percentage": (("ownershipPercentage",), "person"),
-        "is_control_person": (("isControlPerson",), "person"),
-        "is_signer": (("isSigner",), "person"),
-        "is_director": (("isDirector",), "person"),
-        "street_line1": (("address", "streetLine1"), "address"),
-        "street_line2": (("address", "streetLine2"), "address"),
-        "city": (("address", "city"), "address"),
-        "state_region_province": (("address", "stateRegionProvince"), "address"),
-        "postal_code": (("address", "postalCode"), "address"),
-        "country_code": (("address", "countryCode"), "address"),
-        "locale": (("address", "locale"), "address"),
-        "national_id_type": (("nationalIdType",), "national_id"),
-        "national_id_number": (("nationalIdNumber",), "national_id"),
-        "national_id_issuing_country": (("nationalIdIssuingCountry",), "national_id"),
+        **paths(
+            "person",
+            "legal_first_name",
+            "legal_middle_name",
+            "legal_last_name",
+            "email",
+            "phone_number",
+            "date_of_birth",
+            "nationality",
+            "title",
+            "ownership_percentage",
+            "is_control_person",
+            "is_signer",
+            "is_director",
+        ),
+        **paths(
+            "address",
+            "street_line1",
+            "street_line2",
+            "city",
+            "state_region_province",
+            "postal_code",
+            "country_code",
+            "locale",
+            under=("address",),
+        ),
+        **paths("national_id", *NATIONAL_ID_FIELDS),
         "document_type": (("documents", 0, "type"), "documents"),
         "document_subtype": (("documents", 0, "subtype"), "documents"),
         "front_image": (("documents", 0, "frontIdImage"), "documents"),
@@ -111,7 +116,7 @@ class PersonForm(ApiForm):
 
     def clean(self):
         data = super().clean()
-        check_national_id_triple(self, ["national_id_type", "national_id_number", "national_id_issuing_country"])
+        check_national_id_triple(self, NATIONAL_ID_FIELDS)
         return data
 
 
@@ -122,11 +127,7 @@ class BusinessDocumentForm(ApiForm):
     document_image = DocumentField("File")
     description = text_field("Description")
 
-    PATHS = {
-        "type": (("type",), "document"),
-        "document_image": (("documentImage",), "document"),
-        "description": (("description",), "document"),
-    }
+    PATHS = paths("document", "type", "document_image", "description")
 
     def clean(self):
         data = super().clean()
@@ -177,30 +178,40 @@ class KybForm(ApiForm):
     high_risk_activities_explanation = text_field("High-risk activities, explained")
 
     PATHS = {
-        "legal_business_name": (("businessInfo", "legalBusinessName"), "business"),
-        "dba_name": (("businessInfo", "dbaName"), "business"),
-        "business_type": (("businessInfo", "businessType"), "business"),
-        "business_industries": (("businessInfo", "businessIndustries"), "business"),
-        "business_description": (("businessInfo", "businessDescription"), "business"),
-        "website": (("businessInfo", "website"), "business"),
-        "other_links": (("businessInfo", "otherLinks"), "business"),
-        "formation_date": (("businessInfo", "formationDate"), "business"),
-        "registration_country": (("businessInfo", "registrationCountry"), "business"),
-        "is_dao": (("businessInfo", "isDao"), "business"),
-        "business_registration_number": (("businessRegistrationNumber",), "business"),
-        "source_of_funds": (("sourceOfFunds",), "funds"),
-        "source_of_funds_description": (("sourceOfFundsDescription",), "funds"),
-        "account_purpose": (("accountPurpose",), "funds"),
-        "account_purpose_other": (("accountPurposeOther",), "funds"),
-        "expected_monthly_volume_usd": (("expectedMonthlyVolumeUsd",), "funds"),
-        "estimated_annual_revenue_usd": (("estimatedAnnualRevenueUsd",), "funds"),
-        "conducts_money_services": (("conductsMoneyServices",), "compliance"),
-        "conducts_money_services_description": (("conductsMoneyServicesDescription",), "compliance"),
-        "conducts_money_services_through_service": (("conductsMoneyServicesThroughService",), "compliance"),
-        "operates_in_prohibited_countries": (("operatesInProhibitedCountries",), "compliance"),
-        "compliance_screening_description": (("complianceScreeningDescription",), "compliance"),
-        "high_risk_activities": (("highRiskActivities",), "compliance"),
-        "high_risk_activities_explanation": (("highRiskActivitiesExplanation",), "compliance"),
+        **paths(
+            "business",
+            "legal_business_name",
+            "dba_name",
+            "business_type",
+            "business_industries",
+            "business_description",
+            "website",
+            "other_links",
+            "formation_date",
+            "registration_country",
+            "is_dao",
+            under=("businessInfo",),
+        ),
+        **paths("business", "business_registration_number"),
+        **paths(
+            "funds",
+            "source_of_funds",
+            "source_of_funds_description",
+            "account_purpose",
+            "account_purpose_other",
+            "expected_monthly_volume_usd",
+            "estimated_annual_revenue_usd",
+        ),
+        **paths(
+            "compliance",
+            "conducts_money_services",
+            "conducts_money_services_description",
+            "conducts_money_services_through_service",
+            "operates_in_prohibited_countries",
+            "compliance_screening_description",
+            "high_risk_activities",
+            "high_risk_activities_explanation",
+        ),
     }
 
     def clean_other_links(self):

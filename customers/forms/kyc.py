@@ -6,7 +6,7 @@ from core import labels
 from core.forms import ApiErrorsMixin
 
 from .. import choices
-from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_document_dates, check_national_id_triple
+from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_document_dates, check_national_id_triple, paths
 from .fields import (
     DocumentField,
     MaskedIdInput,
@@ -114,22 +114,26 @@ class KycForm(IdentityDocumentForm):
     is_intermediary = yes_no_field("Acts for someone else (intermediary)")
 
     PATHS = {
-        "legal_first_name": (("legalFirstName",), "identity"),
-        "legal_middle_name": (("legalMiddleName",), "identity"),
-        "legal_last_name": (("legalLastName",), "identity"),
-        "date_of_birth": (("dateOfBirth",), "identity"),
-        "phone_number": (("phoneNumber",), "identity"),
-        "nationality": (("nationality",), "identity"),
-        "national_id_type": (("nationalIdType",), "national_id"),
-        "national_id_number": (("nationalIdNumber",), "national_id"),
-        "national_id_issuing_country": (("nationalIdIssuingCountry",), "national_id"),
-        "employment_status": (("employmentStatus",), "profile"),
-        "most_recent_occupation": (("mostRecentOccupation",), "profile"),
-        "source_of_funds": (("sourceOfFunds",), "profile"),
-        "account_purpose": (("accountPurpose",), "profile"),
-        "account_purpose_other": (("accountPurposeOther",), "profile"),
-        "expected_monthly_payments_usd": (("expectedMonthlyPaymentsUsd",), "profile"),
-        "is_intermediary": (("isIntermediary",), "profile"),
+        **paths(
+            "identity",
+            "legal_first_name",
+            "legal_middle_name",
+            "legal_last_name",
+            "date_of_birth",
+            "phone_number",
+            "nationality",
+        ),
+        **paths("national_id", *NATIONAL_ID_FIELDS),
+        **paths(
+            "profile",
+            "employment_status",
+            "most_recent_occupation",
+            "source_of_funds",
+            "account_purpose",
+            "account_purpose_other",
+            "expected_monthly_payments_usd",
+            "is_intermediary",
+        ),
         # The first document: documents[0].
         **{name: (("documents", 0, *path), section) for name, (path, section) in IdentityDocumentForm.PATHS.items()},
     }

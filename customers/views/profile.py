@@ -117,9 +117,7 @@ KYC_EDIT = ProfileEdit(
     edit_class=KycEdit,
     template="customers/edit_kyc.html",
     other_url="customers-edit-kyb",
-    send=lambda *, actor, customer, data, sections, submission: services.customer_update_kyc(
-        actor=actor, customer=customer, kyc_data=data, sections=sections, submission=submission
-    ),
+    send=services.customer_update_kyc,
 )
 KYB_EDIT = ProfileEdit(
     kind="KYB",
@@ -127,9 +125,7 @@ KYB_EDIT = ProfileEdit(
     edit_class=KybEdit,
     template="customers/edit_kyb.html",
     other_url="customers-edit-kyc",
-    send=lambda *, actor, customer, data, sections, submission: services.customer_update_kyb(
-        actor=actor, customer=customer, kyb_data=data, sections=sections, submission=submission
-    ),
+    send=services.customer_update_kyb,
 )
 
 
@@ -144,7 +140,7 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
         edit = profile.edit_class(data, request.FILES, issues=issues)
         if profile is KYB_EDIT:
             edit.is_valid()
-        return render(request, template, _context(customer, edit, quiet=True))
+        return render(request, template, _context(customer, profile, edit, quiet=True))
     edit = profile.edit_class(*bound(request), issues=issues)
     if request.method == "POST" and edit.is_valid():
         api_data, sections = edit.api_data()
@@ -162,10 +158,10 @@ def _edit_profile(request, customer_id, profile: ProfileEdit):
             )
             if sent is not None:
                 return _updated(request, sent, profile.kind, sections)
-    return render(request, template, _context(customer, edit))
+    return render(request, template, _context(customer, profile, edit))
 
 
-def _context(customer: Customer, edit, *, quiet: bool = False) -> dict:
+def _context(customer: Customer, profile: ProfileEdit, edit, *, quiet: bool = False) -> dict:
     sent = AuditEvent.objects.filter(
         target_kind="customer",
         target_id=customer.customer_id,
@@ -174,6 +170,7 @@ def _context(customer: Customer, edit, *, quiet: bool = False) -> dict:
     ).order_by("-created_at", "-id")[: SENT_SHOWN * 2]
     return {
         "customer": customer,
+        "kind": profile.kind,
         "edit": edit,
         "form": edit.form,
         "notice": _status_notice(customer),

@@ -18,12 +18,21 @@ def aba_checksum_ok(number: str) -> bool:
     return sum(w * int(d) for w, d in zip([3, 7, 1] * 3, number, strict=True)) % 10 == 0
 
 
+def _bank_number_field(label: str, regex: str, invalid: str) -> forms.RegexField:
+    """Digits typed on a numeric keypad, never remembered by the browser."""
+    return forms.RegexField(
+        label=label,
+        regex=regex,
+        required=False,
+        error_messages={"invalid": invalid},
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
+    )
+
+
 class AccountBaseForm(ApiErrorsMixin, forms.Form):
     account_type: str = ""
     customer_id = forms.CharField(label="Customer", max_length=64, widget=CustomerPicker())
     nickname = forms.CharField(label="Nickname", max_length=200, required=False)
-
-    api_fields = {"customerId": "customer_id", "nickname": "nickname", "isThirdParty": "is_third_party"}
 
     def clean_customer_id(self):
         value = self.cleaned_data["customer_id"].strip()
@@ -61,24 +70,11 @@ class ExternalBankAccountForm(AccountBaseForm):
     # The spec: only USD bank accounts with domestic ACH or wire routing.
     currency = forms.ChoiceField(label="Currency", choices=[("USD", "USD")])
     payment_method = forms.ChoiceField(label="Routing method", choices=[("ACH", "ACH"), ("WIRE", "Wire")])
-    account_number = forms.RegexField(
-        label="Account number",
-        regex=r"^\d{4,17}$",
-        required=False,
-        error_messages={"invalid": "4 to 17 digits."},
-        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
-    )
-    routing_number = forms.RegexField(
-        label="ABA routing number",
-        regex=r"^\d{9}$",
-        required=False,
-        error_messages={"invalid": "9 digits."},
-        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
-    )
+    account_number = _bank_number_field("Account number", r"^\d{4,17}$", "4 to 17 digits.")
+    routing_number = _bank_number_field("ABA routing number", r"^\d{9}$", "9 digits.")
     is_third_party = forms.BooleanField(label="Belongs to a third party", required=False)
 
     api_fields = {
-        **AccountBaseForm.api_fields,
         "externalBankAccount.bankAccountType": "bank_account_type",
         "externalBankAccount.bankAccountOwnerName": "owner_name",
         "externalBankAccount.bankAccountOwnerEmail": "owner_email",
@@ -139,7 +135,6 @@ class ExternalCryptoWalletForm(AccountBaseForm):
     is_third_party = forms.BooleanField(label="Belongs to a third party", required=False)
 
     api_fields = {
-        **AccountBaseForm.api_fields,
         "externalCryptoWallet.currency": "currency",
         "externalCryptoWallet.address.address": "address",
         "externalCryptoWallet.address.chain": "chain",
@@ -167,7 +162,6 @@ class ServiceCryptoWalletForm(AccountBaseForm):
     chain = forms.ChoiceField(label="Chain", choices=CHAIN_CHOICES)
 
     api_fields = {
-        **AccountBaseForm.api_fields,
         "serviceCryptoWallet.chain": "chain",
         "serviceCryptoWallet.cryptoWalletType": "chain",
     }
@@ -187,7 +181,6 @@ class ServiceAutoFiatAccountForm(AccountBaseForm):
     )
 
     api_fields = {
-        **AccountBaseForm.api_fields,
         "serviceAutoFiatAccount.currency": "currency",
         "serviceAutoFiatAccount.supportedDestinationCurrencies": "destination_currencies",
     }

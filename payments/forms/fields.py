@@ -1,5 +1,5 @@
-"""What the payments forms share: the one reading of an amount a person typed, and the
-customer picker.
+"""What the payments forms share: the one reading of an amount a person typed, the customer
+picker, and fieldsets.
 
 Every money field of the back-office is an AmountField: the text is read exactly as the
 Payments API reads a decimal string (digits and an optional fraction, no sign, no exponent),
@@ -104,3 +104,13 @@ class CustomerPicker(forms.HiddenInput):
             "payments/_customer_picker.html",
             {"name": name, "value": value, "customer": customer, "id": attrs.get("id", f"id_{name}")},
         )
+
+
+class FieldsetsMixin:
+    """A form drawn in fieldsets (payments/_fieldsets.html): FIELDSETS maps each legend to the
+    names of its fields, in order."""
+
+    FIELDSETS: dict[str, tuple[str, ...]] = {}
+
+    def fieldsets(self) -> list[tuple[str, list]]:
+        return [(legend, [self[name] for name in names]) for legend, names in self.FIELDSETS.items()]

@@ -5,7 +5,7 @@ from django import forms
 from core.forms import ApiErrorsMixin
 
 from ..rails import PAYMENT_METHOD_CHOICES, rail_currency
-from .fields import AmountField
+from .fields import AmountField, FieldsetsMixin
 
 
 def _currency_field(label: str) -> forms.CharField:
@@ -19,20 +19,17 @@ def _currency_field(label: str) -> forms.CharField:
     )
 
 
-class ExchangeRateForm(ApiErrorsMixin, forms.Form):
+class ExchangeRateForm(FieldsetsMixin, ApiErrorsMixin, forms.Form):
+    FIELDSETS = {
+        "From": ("source_payment_method", "source_currency", "source_amount"),
+        "To": ("destination_payment_method", "destination_currency"),
+    }
+
     source_payment_method = forms.ChoiceField(label="From (rail or chain)", choices=PAYMENT_METHOD_CHOICES)
     source_currency = _currency_field("Source currency")
     destination_payment_method = forms.ChoiceField(label="To (rail or chain)", choices=PAYMENT_METHOD_CHOICES)
     destination_currency = _currency_field("Destination currency")
     source_amount = AmountField(label="Amount (optional)", required=False)
-
-    api_fields = {
-        "sourcePaymentMethod": "source_payment_method",
-        "sourceCurrency": "source_currency",
-        "destinationPaymentMethod": "destination_payment_method",
-        "destinationCurrency": "destination_currency",
-        "sourceAmount": "source_amount",
-    }
 
     def clean(self):
         data = super().clean()

@@ -14,7 +14,7 @@ from customers.models import Customer
 from ..models import PaymentAccount
 from ..rails import CHAINS, PAYMENT_METHOD_CHOICES
 from ..selectors import accounts_by_id, quote_accounts
-from .fields import AmountField, CustomerPicker
+from .fields import AmountField, CustomerPicker, FieldsetsMixin
 from .transactions import account_label
 
 
@@ -55,8 +55,14 @@ def _id_or_blank(value) -> str:
     return value.strip() if isinstance(value, str) and "\x00" not in value else ""
 
 
-class AutomationRuleForm(ApiErrorsMixin, forms.Form):
+class AutomationRuleForm(FieldsetsMixin, ApiErrorsMixin, forms.Form):
     TRIGGER_CHOICES = [("CRON", "On a schedule (cron)"), ("THRESHOLD", "When the source balance reaches an amount")]
+    # The transaction template; the name and owner come before it, the trigger after.
+    FIELDSETS = {
+        "Source": ("source_account_id", "source_payment_method", "source_currency"),
+        "Destination": ("destination_account_id", "destination_payment_method", "destination_currency"),
+        "Amount": ("amount", "developer_fee"),
+    }
 
     name = forms.CharField(label="Name", max_length=200)
     customer_id = forms.CharField(label="Customer", max_length=64, widget=CustomerPicker)
@@ -85,8 +91,6 @@ class AutomationRuleForm(ApiErrorsMixin, forms.Form):
     threshold_amount = AmountField(label="Threshold amount (source currency)", required=False)
 
     api_fields = {
-        "name": "name",
-        "customerId": "customer_id",
         "transactionTemplate.source.sourcePaymentAccountId": "source_account_id",
         "transactionTemplate.source.sourcePaymentMethod": "source_payment_method",
         "transactionTemplate.source.sourceCurrency": "source_currency",

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from core import labels
-from core.forms import ApiErrorsMixin
+from core.forms import ApiErrorsMixin, textarea_field
 
 from ..models import Quote, Transaction
 from ..selectors import STUCK_RULE_LABELS, StuckRule, account_options
@@ -18,7 +18,8 @@ MAX_BULK_CANCEL = 100
 
 def account_label(account) -> str:
     owner = " · third party" if account.is_third_party else ""
-    return f"{account.display_name}{owner}"
+    held = " · held in the back-office" if account.is_held else ""
+    return f"{account.display_name}{owner}{held}"
 
 
 class QuoteForm(ApiErrorsMixin, forms.Form):
@@ -158,11 +159,7 @@ class ExecuteForm(forms.Form):
 
 
 class CancelForm(forms.Form):
-    reason = forms.CharField(
-        label="Reason (kept in the audit log)",
-        max_length=500,
-        widget=forms.Textarea(attrs={"rows": 3}),
-    )
+    reason = textarea_field("Reason (kept in the audit log)", max_length=500)
 
 
 class BulkCancelForm(forms.Form):
@@ -176,9 +173,7 @@ class BulkCancelForm(forms.Form):
             "invalid_pk_value": "%(pk)s is not a transaction id",
         },
     )
-    reason = forms.CharField(
-        label="Reason (kept in the audit log)", max_length=500, widget=forms.Textarea(attrs={"rows": 3})
-    )
+    reason = textarea_field("Reason (kept in the audit log)", max_length=500)
 
     def clean_transactions(self):
         chosen = self.cleaned_data["transactions"]

@@ -6,6 +6,8 @@ writes are payments.upserts."""
 ACTION_LABELS = {
     "payment_account.create": "Created a payment account",
     "payment_account.refresh": "Refreshed a payment account",
+    "payment_account.hold": "Held a payment account in the back-office",
+    "payment_account.release": "Released a held payment account",
     "quote.create": "Made a quote",
     "quote.execute": "Executed a quote",
     "transaction.refresh": "Refreshed a transaction",

@@ -57,6 +57,11 @@ request_closed = Signal()
 CLOSING = (REJECT, WITHDRAW, EXPIRE)
 
 
+class NotNow(Exception):
+    """Raised by a registered write (approval_writes.register_write) that cannot be made at this
+    moment and did nothing: the request waits for a checker again (reopen); the message says why."""
+
+
 def audit_approval(
     *, actor, action: str, approval: ApprovalRequest, details: dict | None = None, outcome=SUCCESS
 ) -> None:

@@ -25,6 +25,7 @@ from upstream.api_errors import api_error_message, outcome_unknown
 
 from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote
 from . import approval_states as states
+from .holds import AccountHeld, refuse_held_rule
 from .quotes import quote_again, quote_execute
 from .rules import automation_rule_create, automation_rule_update
 
@@ -33,14 +34,17 @@ QUOTE_MARGIN = dt.timedelta(seconds=30)
 BPS = Decimal(10000)
 
 
-# The writes of the kinds an app above payments approves here (a monitoring rule going live):
-# kind -> write(actor=, approval=) answering (audit details, the request's fields it made).
+# The writes of the kinds that make no call upstream (a monitoring rule going live, a payment
+# account held in the back-office): kind -> write(actor=, approval=) answering (audit details,
+# the request's fields it made).
 _REGISTERED: dict[str, Callable[..., tuple[dict, dict]]] = {}
 
 
 def register_write(kind: str, write: Callable[..., tuple[dict, dict]]) -> None:
     """What approving a request of `kind` carries out, registered by the app that owns it (in
-    its AppConfig.ready): payments knows the request, the app knows what it approves."""
+    its AppConfig.ready): payments knows the request, the app knows what it approves. The write
+    runs in the transaction that marks the request executed; raising states.NotNow puts the
+    request back to waiting, with nothing done."""
     _REGISTERED[kind] = write
 
 
@@ -102,18 +106,34 @@ def _report(approval: ApprovalRequest) -> None:
 def carry_out(*, actor, approval: ApprovalRequest) -> None:
     """Make the write of an approved request (the approver is `actor`); raises
     ApprovalWriteFailed when it did not go through."""
-    if approval.kind == ApprovalKind.EXECUTE_QUOTE:
-        quote = _quote_to_execute(actor=actor, approval=approval)
-        if quote is not None:
-            _write(actor=actor, approval=approval, call=lambda: _execute(actor=actor, approval=approval, quote=quote))
-    elif approval.kind in _REGISTERED:
-        # No call upstream: the app's write and the request's EXECUTED are one transaction.
+    try:
+        if approval.kind == ApprovalKind.EXECUTE_QUOTE:
+            quote = _quote_to_execute(actor=actor, approval=approval)
+            if quote is not None:
+                _write(
+                    actor=actor, approval=approval, call=lambda: _execute(actor=actor, approval=approval, quote=quote)
+                )
+        elif approval.kind in _REGISTERED:
+            _write_registered(actor=actor, approval=approval)
+        else:
+            _write(actor=actor, approval=approval, call=lambda: _write_rule(actor=actor, approval=approval))
+    except AccountHeld as held:
+        # An account of the write was held since the request was made: nothing was sent, and
+        # the maker reads why with the request.
+        states.failed(approval, actor=actor, reason=str(held), details={"error": "AccountHeld"})
+        raise ApprovalWriteFailed(str(held)) from held
+
+
+def _write_registered(*, actor, approval: ApprovalRequest) -> None:
+    """No call upstream: the app's write and the request's EXECUTED are one transaction."""
+    try:
         with transaction.atomic():
             _write(
                 actor=actor, approval=approval, call=lambda: _REGISTERED[approval.kind](actor=actor, approval=approval)
             )
-    else:
-        _write(actor=actor, approval=approval, call=lambda: _write_rule(actor=actor, approval=approval))
+    except states.NotNow as not_now:
+        states.reopen(approval)
+        raise ApprovalWriteFailed(str(not_now)) from not_now
 
 
 def _write(*, actor, approval: ApprovalRequest, call: Callable[[], tuple[dict, dict]]) -> None:
@@ -137,6 +157,15 @@ def _write_rule(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]:
     details = {"approval": approval.pk, "maker": approval.maker.get_username(), "checker": actor.get_username()}
     fields = {"name": payload["name"], "template": payload["template"], "trigger": payload["trigger"]}
     claim_key = f"approval:{approval.pk}:write"
+    # An account held since the request was made: refused (carry_out fails the request).
+    refuse_held_rule(
+        actor=actor,
+        template=payload["template"],
+        trigger=payload["trigger"],
+        action=f"automation_rule.{'create' if approval.kind == ApprovalKind.CREATE_RULE else 'update'}",
+        target_kind="approval_request",
+        target_id=str(approval.pk),
+    )
     if approval.kind == ApprovalKind.CREATE_RULE:
         rule = automation_rule_create(
             actor=actor, claim_key=claim_key, customer_id=payload["customerId"], details=details, **fields

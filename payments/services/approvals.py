@@ -1,8 +1,9 @@
 """Four-eyes on money: requests that a second staff member approves before they reach the API.
 
 A maker asks (an execute at or above APPROVAL_THRESHOLD_USD, any automation rule create or
-change); a checker, another person holding the permission the action needs, approves or
-rejects with a reason; the maker may withdraw; a request lapses after APPROVAL_TTL_HOURS.
+change, a hold or release of a payment account in the back-office); a checker, another person
+holding the permission the action needs, approves or rejects with a reason; the maker may
+withdraw; a request lapses after APPROVAL_TTL_HOURS.
 
 Approval is one conditional UPDATE ... WHERE status = 'pending' (payments.services.approval_states
 holds every change of a request's status): of two checkers at once, or one pressing twice,
@@ -18,14 +19,24 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
-from ..models import ApprovalKind, ApprovalRequest, ApprovalStatus, AutomationRule, Quote, Transaction
+from ..models import (
+    ApprovalKind,
+    ApprovalRequest,
+    ApprovalStatus,
+    AutomationRule,
+    PaymentAccount,
+    Quote,
+    Transaction,
+)
 from ..selectors import account_name, account_names
 from ..terms import RuleTerms
 from . import approval_states as states
 from .approval_states import audit_approval
 from .approval_writes import carry_out_once, registered_writes
+from .holds import held_words, refuse_held_execute, refuse_held_rule
 from .quotes import quote_execute, quote_needs_approval
 
 # The permission a checker needs for each kind (the maker needed the same one to ask).
@@ -34,6 +45,8 @@ PERMISSION_FOR = {
     ApprovalKind.CREATE_RULE: "manage_rules",
     ApprovalKind.CHANGE_RULE: "manage_rules",
     ApprovalKind.MONITORING_RULE: "manage_monitoring",
+    ApprovalKind.ACCOUNT_HOLD: "hold_accounts",
+    ApprovalKind.ACCOUNT_RELEASE: "hold_accounts",
 }
 
 
@@ -109,6 +122,8 @@ def execute_or_request_approval(*, actor, quote: Quote, correlation_id: str = ""
     key); at or above it, or when its value is unknown, ask a checker instead. An error of the
     API's on the execute goes up as PaymentsApiError, as from quote_execute."""
     if quote_needs_approval(quote):
+        # Asked now, checked again when carried out (quote_execute, under its claim).
+        refuse_held_execute(actor=actor, quote=quote)
         return WaitingForApproval(approval_request_execute(actor=actor, quote=quote, correlation_id=correlation_id))
     return Executed(quote_execute(actor=actor, quote=quote, correlation_id=correlation_id))
 
@@ -130,6 +145,14 @@ def _rule_summary(verb: str, payload: dict) -> str:
 def approval_request_rule_create(
     *, actor, name: str, customer_id: str, template: dict, trigger: dict
 ) -> ApprovalRequest:
+    refuse_held_rule(
+        actor=actor,
+        template=template,
+        trigger=trigger,
+        action="automation_rule.create",
+        target_kind="customer",
+        target_id=customer_id,
+    )
     payload = {"name": name, "customerId": customer_id, "template": template, "trigger": trigger}
     return _new_request(
         actor=actor, kind=ApprovalKind.CREATE_RULE, summary=_rule_summary("Create", payload), payload=payload
@@ -139,6 +162,14 @@ def approval_request_rule_create(
 def approval_request_rule_change(
     *, actor, rule: AutomationRule, name: str, template: dict, trigger: dict
 ) -> ApprovalRequest:
+    refuse_held_rule(
+        actor=actor,
+        template=template,
+        trigger=trigger,
+        action="automation_rule.update",
+        target_kind="automation_rule",
+        target_id=rule.rule_id,
+    )
     payload = {"name": name, "customerId": rule.customer_upstream_id, "template": template, "trigger": trigger}
     return _new_request(
         actor=actor,
@@ -147,6 +178,98 @@ def approval_request_rule_change(
         payload=payload,
         rule=rule,
         rule_upstream_id=rule.rule_id,
+    )
+
+
+# --- holding a payment account in the back-office (payments.services.holds) ----------------------
+
+
+def accounts_waiting(accounts) -> dict[int, ApprovalRequest]:
+    """The hold or release waiting for a checker of each of `accounts` that has one, by pk."""
+    waiting = ApprovalRequest.objects.filter(
+        account__in=accounts,
+        kind__in=[ApprovalKind.ACCOUNT_HOLD, ApprovalKind.ACCOUNT_RELEASE],
+        status=ApprovalStatus.PENDING,
+        expires_at__gt=timezone.now(),
+    ).select_related("maker")
+    return {approval.account_id: approval for approval in waiting}
+
+
+def account_waiting(account: PaymentAccount) -> ApprovalRequest | None:
+    """The hold or release of `account` that waits for a checker."""
+    return accounts_waiting([account]).get(account.pk)
+
+
+def _account_request(
+    *, actor, account: PaymentAccount, kind: str, reason: str, origin: dict | None, facts: list
+) -> ApprovalRequest:
+    """Ask for a hold or release of `account`. Under the account's row lock: of two asked at once
+    (a double click, two admins) one is made, the other refused with the request that waits."""
+    reason = reason.strip()
+    if not reason:
+        raise ApprovalRefused("Give a reason: the checker reads it, and the account's page shows it.")
+    with transaction.atomic():
+        # Its customer read after the lock, not joined to it (a locked row is re-read after a wait,
+        # the rows joined to it are not).
+        account = PaymentAccount.objects.select_for_update().get(pk=account.pk)
+        if not account.account_id:
+            raise ApprovalRefused("This account has no id yet (its hosted form is pending): nothing moves through it.")
+        waiting = account_waiting(account)
+        if waiting is not None:
+            raise ApprovalRefused(
+                f"A {waiting.get_kind_display().lower()} request of this account waits for approval already "
+                f"(request {waiting.pk})."
+            )
+        if kind == ApprovalKind.ACCOUNT_HOLD and account.is_held:
+            raise ApprovalRefused(f"{held_words(account)} already.")
+        if kind == ApprovalKind.ACCOUNT_RELEASE and not account.is_held:
+            raise ApprovalRefused("This account is not held.")
+        owner = account.customer.name if account.customer else account.customer_upstream_id
+        verb = "Hold" if kind == ApprovalKind.ACCOUNT_HOLD else "Release the hold of"
+        links = [
+            {
+                "url": reverse("payments-view-payment-account", args=[account.pk]),
+                "text": "The payment account",
+                "permission": "view_payments",
+            }
+        ]
+        payload = {
+            "accountId": account.account_id,
+            "reason": reason,
+            "facts": [
+                ["Account", account.display_name],
+                ["Account id", account.account_id],
+                ["Owner", owner or "—"],
+                ["Reason", reason],
+                *facts,
+            ],
+            "links": [*links, origin] if origin else links,
+            "origin": origin,
+        }
+        return _new_request(
+            actor=actor,
+            kind=kind,
+            summary=f"{verb} {account.display_name} of {owner} in the back-office: {reason}",
+            payload=payload,
+            account=account,
+        )
+
+
+def approval_request_account_hold(
+    *, actor, account: PaymentAccount, reason: str, origin: dict | None = None, facts: list | None = None
+) -> ApprovalRequest:
+    """Ask a second person to hold `account` in the back-office (no quote, execute or automation
+    rule from or to it while held: payments.services.holds). `origin` is where it was asked from ({"url", "text", "permission"}: a
+    screening alert), shown with the request and on the held account; `facts` add to its words."""
+    return _account_request(
+        actor=actor, account=account, kind=ApprovalKind.ACCOUNT_HOLD, reason=reason, origin=origin, facts=facts or []
+    )
+
+
+def approval_request_account_release(*, actor, account: PaymentAccount, reason: str) -> ApprovalRequest:
+    """Ask a second person to lift the hold of `account`."""
+    return _account_request(
+        actor=actor, account=account, kind=ApprovalKind.ACCOUNT_RELEASE, reason=reason, origin=None, facts=[]
     )
 
 

@@ -15,6 +15,7 @@ from upstream.write_through import AuditTarget, Once, write_through_api
 from ..models import Quote, Transaction
 from ..terms import QuoteTerms
 from ..upserts import transactions_upsert
+from .holds import refuse_held, refuse_held_execute
 
 PREVIEW_TIMEOUT = 3.0
 
@@ -48,6 +49,14 @@ def quote_again(*, actor, quote: Quote) -> Quote:
 
 
 def _quote_post(*, actor, customer: Customer, terms: QuoteTerms, body: dict, correlation_id: str | None = None):
+    refuse_held(
+        actor=actor,
+        account_ids=[terms.source_account_id, terms.destination_account_id],
+        action="quote.create",
+        target_kind="customer",
+        target_id=customer.customer_id,
+    )
+
     def store(answer: api.Quote) -> Quote:
         return Quote.objects.create(
             quote_id=answer.quote_id,
@@ -118,6 +127,7 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
     quote, one request sends it (upstream.claims) and the API makes one transaction, which it
     replays to a later call after a lost answer.
 
+    An account of the quote held in the back-office refuses it (AccountHeld), nothing sent.
     Below the approval threshold the key is the quote's own (staff reach this through
     payments.services.approvals.execute_or_request_approval). Above it this runs only for an
     approved request (`approval`), with the request's key, and the audit event names the
@@ -158,5 +168,8 @@ def quote_execute(*, actor, quote: Quote, correlation_id: str = "", approval=Non
             f"quote:{quote.quote_id}:execute",
             remember=lambda tx: tx.transaction_id,
             replay=lambda transaction_id: Transaction.objects.get(transaction_id=transaction_id),
+            # Under the claim, the accounts' row locks: an execute sees a hold set before it, and
+            # a hold being approved sees this execute in flight (payments.services.holds).
+            check=lambda: refuse_held_execute(actor=actor, quote=quote, lock=True),
         ),
     )

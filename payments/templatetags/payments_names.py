@@ -31,3 +31,13 @@ def customer_ref(customer, customer_upstream_id=""):
         return format_html("<code>{}</code>", customer_upstream_id) if customer_upstream_id else "—"
     url = reverse("customers-view-customer", args=[customer.customer_id])
     return format_html('<a href="{}">{}</a>', url, customer.name or customer.customer_id)
+
+
+@register.filter
+def hold_origin(account, user):
+    """Where the account's hold was asked from ({"url", "text"}: a screening alert) when `user`
+    may open that page; None otherwise, or when it was asked from the account's own page."""
+    origin = account.hold_origin
+    if origin and user.has_perm(f"core.{origin.get('permission', 'view_payments')}"):
+        return origin
+    return None

@@ -1,4 +1,5 @@
-"""Payment accounts: list, detail with live balances, create (admin), refresh (admin)."""
+"""Payment accounts: list, detail with live balances, create (admin), refresh (admin), and the
+asking for a hold or release in the back-office (admin; a second admin approves it)."""
 
 from django.contrib import messages
 from django.http import HttpResponseBadRequest
@@ -14,10 +15,17 @@ from upstream.api_errors import api_error_message
 
 from ..filters import PaymentAccountFilter
 from ..forms.accounts import ACCOUNT_FORMS
+from ..forms.approvals import HoldForm
 from ..models import AutomationRule, PaymentAccount
 from ..rails import TOKENS
 from ..selectors import ACCOUNT_EXPORT_COLUMNS
 from ..services.accounts import payment_account_balances, payment_account_create, payment_account_refresh
+from ..services.approvals import (
+    ApprovalRefused,
+    account_waiting,
+    approval_request_account_hold,
+    approval_request_account_release,
+)
 
 PAGE_SIZE = 50
 # A balance is a nice-to-have on a page that is already shown: fail fast, never retry.
@@ -26,7 +34,8 @@ PAGE_SIZE = 50
 @role_required("view_payments")
 @require_GET
 def list_payment_accounts(request):
-    accounts, ordering = PaymentAccount.objects.select_related("customer"), ("-first_seen_at", "-id")
+    accounts = PaymentAccount.objects.select_related("customer", "held_by", "hold_approval")
+    ordering = ("-first_seen_at", "-id")
     filterset, page = filtered_page(request, PaymentAccountFilter, accounts, ordering=ordering, size=PAGE_SIZE)
     template = page_or_partial(request, "payments/accounts/list.html")
     return render(request, template, {"filter": filterset, "page": page})
@@ -50,13 +59,21 @@ def export_payment_accounts(request):
 @role_required("view_payments")
 @require_GET
 def view_payment_account(request, pk):
-    account = get_object_or_404(PaymentAccount.objects.select_related("customer"), pk=pk)
+    account = get_object_or_404(
+        PaymentAccount.objects.select_related("customer", "held_by", "hold_approval__checker"), pk=pk
+    )
     rules = (
         AutomationRule.objects.filter(source_account_id=account.account_id).order_by("-id")[:20]
         if account.account_id
         else []
     )
-    return render(request, "payments/accounts/detail.html", {"account": account, "rules": rules})
+    context = {
+        "account": account,
+        "rules": rules,
+        "hold_waiting": account_waiting(account) if account.account_id else None,
+        "hold_form": HoldForm(),
+    }
+    return render(request, "payments/accounts/detail.html", context)
 
 
 @role_required("view_payments")
@@ -139,3 +156,42 @@ def refresh_payment_account(request, pk):
     else:
         messages.success(request, message)
     return redirect("payments-view-payment-account", pk=account.pk)
+
+
+def _ask_about_hold(request, pk, ask, done: str):
+    """Ask for a hold or release of the account (`ask`), with the form's reason; the request's
+    page next, where a second admin approves it."""
+    account = get_object_or_404(PaymentAccount, pk=pk)
+    form = HoldForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Nothing was asked: {form.errors['reason'][0]}")
+        return redirect("payments-view-payment-account", pk=account.pk)
+    try:
+        approval = ask(actor=request.user, account=account, reason=form.cleaned_data["reason"])
+    except ApprovalRefused as exc:
+        messages.error(request, str(exc))
+        return redirect("payments-view-payment-account", pk=account.pk)
+    messages.success(request, done)
+    return redirect("payments-view-approval-request", pk=approval.pk)
+
+
+@role_required("hold_accounts")
+@require_POST
+def hold_payment_account(request, pk):
+    return _ask_about_hold(
+        request,
+        pk,
+        approval_request_account_hold,
+        "Hold asked for: another admin approves it in Waiting for approval. Nothing is held until then.",
+    )
+
+
+@role_required("hold_accounts")
+@require_POST
+def release_payment_account(request, pk):
+    return _ask_about_hold(
+        request,
+        pk,
+        approval_request_account_release,
+        "Release asked for: another admin approves it in Waiting for approval. The hold stands until then.",
+    )

@@ -44,11 +44,12 @@ def _figures(approval: ApprovalRequest, user) -> dict:
     """What the request would do, with accounts by name rather than bare ids."""
     if approval.kind == ApprovalKind.EXECUTE_QUOTE:
         ends, figures = approval.quote, {"quote": approval.quote}
-    elif "template" not in approval.payload:  # a kind of an app above payments: its own words
-        link = approval.payload.get("link")
-        if link and not user.has_perm(f"core.{link.get('permission', 'view_payments')}"):
-            link = None  # a page of another app the viewer may not open
-        return {"facts": approval.payload.get("facts", []), "link": link}
+    elif "template" not in approval.payload:  # a kind written without a call upstream: its own words
+        payload = approval.payload
+        links = payload.get("links") or ([payload["link"]] if payload.get("link") else [])
+        # Only the pages the viewer may open (another app's, an alert of monitoring's).
+        links = [link for link in links if user.has_perm(f"core.{link.get('permission', 'view_payments')}")]
+        return {"facts": payload.get("facts", []), "links": links}
     else:
         ends = approval.rule_terms
         figures = {"terms": ends, "trigger_words": trigger_words(ends)}
@@ -133,7 +134,8 @@ def reject_approval_request(request, pk):
         else:
             messages.success(request, f"Rejected; {approval.maker.get_username()} sees your reason.")
             return redirect("payments-view-approval-request", pk=approval.pk)
-    return render(request, "payments/approvals/reject.html", {"approval": approval, "reject_form": form})
+    status = 400 if request.method == "POST" else 200
+    return render(request, "payments/approvals/reject.html", {"approval": approval, "reject_form": form}, status=status)
 
 
 @role_required("view_payments")

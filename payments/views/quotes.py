@@ -18,6 +18,7 @@ from ..forms.transactions import ExecuteForm, PreviewForm, QuoteForm, quote_inpu
 from ..models import ApprovalStatus, PaymentAccount, Quote, Transaction
 from ..selectors import account_name, account_names, customers_search, quote_accounts
 from ..services.approvals import WaitingForApproval, execute_or_request_approval
+from ..services.holds import AccountHeld
 from ..services.quotes import exchange_rate_get, quote_create, quote_needs_approval, quote_usd_value
 from .open_quotes import view_quote_of_transaction
 
@@ -108,6 +109,8 @@ def _create_quote(request):
             )
         except PaymentsApiError as exc:
             _put_api_errors(form, exc)
+        except AccountHeld as exc:
+            form.add_error(None, str(exc))
         else:
             return redirect("payments-view-quote", quote_id=quote.quote_id)
     context = {"customer": customer, "form": form, "results": [], "query": ""}
@@ -186,6 +189,9 @@ def execute_quote(request, quote_id):
     except PaymentsApiError as exc:
         # The API may have made the transaction and lost the answer: the quote's key makes a retry safe.
         messages.error(request, api_error_message(exc, write=True, repeatable=True))
+        return redirect("payments-view-quote", quote_id=quote.quote_id)
+    except AccountHeld as exc:
+        messages.error(request, str(exc))
         return redirect("payments-view-quote", quote_id=quote.quote_id)
     if isinstance(outcome, WaitingForApproval):
         messages.success(request, "Waiting for approval: another person holding move_money must approve it.")

@@ -15,6 +15,7 @@ from ..models import AutomationRule, PaymentAccount
 from ..rails import FIAT_CURRENCIES, TOKENS
 from ..selectors import RULE_CORRELATION_PREFIX, accounts_by_id, transactions_listed
 from ..services.approvals import approval_request_rule_change, approval_request_rule_create
+from ..services.holds import AccountHeld
 
 PAGE_SIZE = 50
 
@@ -98,16 +99,31 @@ def _create_automation_rule(request):
     holding manage_rules approves the request made here (payments.services.approvals)."""
     form = AutomationRuleForm(request.POST)
     if form.is_valid():
-        approval = approval_request_rule_create(
-            actor=request.user,
-            name=form.cleaned_data["name"],
-            customer_id=form.cleaned_data["customer_id"].strip(),
-            template=form.template(),
-            trigger=form.trigger(),
+        return _ask_approval(
+            request,
+            form,
+            lambda: approval_request_rule_create(
+                actor=request.user,
+                name=form.cleaned_data["name"],
+                customer_id=form.cleaned_data["customer_id"].strip(),
+                template=form.template(),
+                trigger=form.trigger(),
+            ),
+            f"Rule “{form.cleaned_data['name']}” waits for approval by another person.",
         )
-        messages.success(request, f"Rule “{form.cleaned_data['name']}” waits for approval by another person.")
-        return redirect("payments-view-approval-request", pk=approval.pk)
     return _render_form(request, form)
+
+
+def _ask_approval(request, form, ask, done: str, rule=None):
+    """The request `ask()` makes, its page next; or the form again with the hold of an account
+    that refuses it."""
+    try:
+        approval = ask()
+    except AccountHeld as exc:
+        form.add_error(None, str(exc))
+        return _render_form(request, form, rule)
+    messages.success(request, done)
+    return redirect("payments-view-approval-request", pk=approval.pk)
 
 
 @role_required("manage_rules")
@@ -126,13 +142,17 @@ def _update_automation_rule(request, rule: AutomationRule):
     """As for a new rule, the change waits for another person's approval."""
     form = AutomationRuleForm(request.POST, initial=AutomationRuleForm.initial_from(rule), editing=True)
     if form.is_valid():
-        approval = approval_request_rule_change(
-            actor=request.user,
-            rule=rule,
-            name=form.cleaned_data["name"],
-            template=form.template(),
-            trigger=form.trigger(),
+        return _ask_approval(
+            request,
+            form,
+            lambda: approval_request_rule_change(
+                actor=request.user,
+                rule=rule,
+                name=form.cleaned_data["name"],
+                template=form.template(),
+                trigger=form.trigger(),
+            ),
+            f"The change to “{rule.name}” waits for approval by another person.",
+            rule,
         )
-        messages.success(request, f"The change to “{rule.name}” waits for approval by another person.")
-        return redirect("payments-view-approval-request", pk=approval.pk)
     return _render_form(request, form, rule)

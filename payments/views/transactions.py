@@ -215,13 +215,12 @@ def cancel_transaction(request, transaction_id):
     """The confirmation as a page (GET: where the dialog cannot open, without JavaScript) and
     the cancel itself (POST)."""
     tx = get_object_or_404(Transaction, transaction_id=transaction_id)
-    if request.method == "GET":
-        context = {"tx": tx, "cancellable": tx.status in CANCELLABLE_STATUSES, "cancel_form": CancelForm()}
-        return render(request, "payments/transactions/confirm_cancel.html", context)
-    form = CancelForm(request.POST)
-    if not form.is_valid():
+    form = CancelForm(request.POST if request.method == "POST" else None)
+    if not form.is_valid():  # the page, or again with the form's errors
         context = {"tx": tx, "cancellable": tx.status in CANCELLABLE_STATUSES, "cancel_form": form}
-        return render(request, "payments/transactions/confirm_cancel.html", context, status=400)
+        return render(
+            request, "payments/transactions/confirm_cancel.html", context, status=400 if form.is_bound else 200
+        )
     try:
         tx = transaction_cancel(actor=request.user, tx=tx, reason=form.cleaned_data["reason"])
     except NotCancellable as exc:

@@ -4,7 +4,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._base_client import parse_model, parse_page
-from .._wire import compact, segment
+from .._wire import segment
 from ..pagination import MAX_PAGE_SIZE, iter_items
 from ..types import AutomationRule, Page, TransactionTemplate, Trigger
 from ._resource import Resource
@@ -19,7 +19,7 @@ class AutomationRules(Resource):
         transaction_template: TransactionTemplate | Mapping[str, Any],
         trigger: Trigger | Mapping[str, Any],
     ) -> AutomationRule:
-        body = compact(name=name, customerId=customer_id, transactionTemplate=transaction_template, trigger=trigger)
+        body = _rule(name, customer_id, transaction_template, trigger)
         return parse_model(AutomationRule, self._request("POST", "/automation-rules", body=body))
 
     def list(
@@ -67,7 +67,10 @@ class AutomationRules(Resource):
         trigger: Trigger | Mapping[str, Any],
     ) -> AutomationRule:
         """PUT replaces the whole rule: give every field, not only the changed ones."""
-        body = compact(
-            id=rule_id, name=name, customerId=customer_id, transactionTemplate=transaction_template, trigger=trigger
-        )
+        body = {"id": rule_id, **_rule(name, customer_id, transaction_template, trigger)}
         return parse_model(AutomationRule, self._request("PUT", f"/automation-rules/{segment(rule_id)}", body=body))
+
+
+def _rule(name, customer_id, transaction_template, trigger) -> dict[str, Any]:
+    """A rule as its create sends it and its update sends it again whole (with its id)."""
+    return {"name": name, "customerId": customer_id, "transactionTemplate": transaction_template, "trigger": trigger}

@@ -4,7 +4,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._base_client import parse_model, parse_page
-from .._wire import compact, segment
+from .._wire import segment
 from ..pagination import MAX_PAGE_SIZE, iter_items
 from ..types import Customer, CustomerType, KybData, KycData, Page
 from ._resource import Resource
@@ -22,15 +22,15 @@ class Customers(Resource):
         kyc_data: KycData | Mapping[str, Any] | None = None,
         kyb_data: KybData | Mapping[str, Any] | None = None,
     ) -> Customer:
-        body = compact(
-            customerType=customer_type,
-            email=email,
-            firstName=first_name,
-            lastName=last_name,
-            businessName=business_name,
-            kycData=kyc_data,
-            kybData=kyb_data,
-        )
+        body = {
+            "customerType": customer_type,
+            "email": email,
+            "firstName": first_name,
+            "lastName": last_name,
+            "businessName": business_name,
+            "kycData": kyc_data,
+            "kybData": kyb_data,
+        }
         return parse_model(Customer, self._request("POST", "/customers", body=body))
 
     def list(
@@ -56,5 +56,5 @@ class Customers(Resource):
         kyb_data: KybData | Mapping[str, Any] | None = None,
     ) -> Customer:
         """PATCH: send only the fields to change (the national ID triple goes together)."""
-        body = compact(kycData=kyc_data, kybData=kyb_data)
+        body = {"kycData": kyc_data, "kybData": kyb_data}
         return parse_model(Customer, self._request("PATCH", f"/customers/{segment(customer_id)}", body=body))

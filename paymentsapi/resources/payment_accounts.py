@@ -4,7 +4,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .._base_client import parse_model, parse_page
-from .._wire import compact, segment
+from .._wire import segment
 from ..pagination import MAX_PAGE_SIZE, iter_items
 from ..types import (
     Balance,
@@ -36,18 +36,18 @@ class PaymentAccounts(Resource):
         service_crypto_wallet: ServiceCryptoWallet | Mapping[str, Any] | None = None,
     ) -> PaymentAccount:
         """A bank account without its numbers comes back PENDING with `bank_account_form_link`."""
-        body = compact(
-            customerId=customer_id,
-            paymentAccountType=payment_account_type,
-            nickname=nickname,
-            organizationId=organization_id,
-            isThirdParty=is_third_party,
-            externalBankAccount=external_bank_account,
-            serviceAutoFiatAccount=service_auto_fiat_account,
-            serviceFiatAccount=service_fiat_account,
-            externalCryptoWallet=external_crypto_wallet,
-            serviceCryptoWallet=service_crypto_wallet,
-        )
+        body = {
+            "customerId": customer_id,
+            "paymentAccountType": payment_account_type,
+            "nickname": nickname,
+            "organizationId": organization_id,
+            "isThirdParty": is_third_party,
+            "externalBankAccount": external_bank_account,
+            "serviceAutoFiatAccount": service_auto_fiat_account,
+            "serviceFiatAccount": service_fiat_account,
+            "externalCryptoWallet": external_crypto_wallet,
+            "serviceCryptoWallet": service_crypto_wallet,
+        }
         return parse_model(PaymentAccount, self._request("POST", "/payment-accounts", body=body))
 
     def list(

@@ -4,7 +4,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._base_client import parse_model
-from .._wire import compact
 from ..types import DeveloperFee, Quote, QuoteDestination, QuoteSource
 from ._resource import Resource
 
@@ -19,11 +18,11 @@ class Quotes(Resource):
         developer_fee: DeveloperFee | Mapping[str, Any] | None = None,
         guarantee_quote: bool | None = None,
     ) -> Quote:
-        body = compact(
-            customerId=customer_id,
-            source=source,
-            destination=destination,
-            developerFee=developer_fee,
-            guaranteeQuote=guarantee_quote,
-        )
+        body = {
+            "customerId": customer_id,
+            "source": source,
+            "destination": destination,
+            "developerFee": developer_fee,
+            "guaranteeQuote": guarantee_quote,
+        }
         return parse_model(Quote, self._request("POST", "/quotes", body=body))

@@ -3,7 +3,7 @@
 import uuid
 
 from .._base_client import parse_model
-from .._wire import compact, segment
+from .._wire import segment
 from ..types import CancelResult, Transaction
 from ._resource import Resource
 
@@ -20,7 +20,7 @@ class Transactions(Resource):
         `.replayed` says the API answered with the transaction an earlier call under this key
         made (its `x-idempotent-replayed` header).
         """
-        body = compact(quoteId=quote_id, correlationId=correlation_id)
+        body = {"quoteId": quote_id, "correlationId": correlation_id}
         key = idempotency_key or str(uuid.uuid4())
         headers: dict[str, str] = {}
         answer = self._request("POST", "/transactions", body=body, idempotency_key=key, answer_headers=headers)

@@ -2,6 +2,7 @@
 leads the review simulation to that status."""
 
 import datetime as dt
+import itertools
 import unicodedata
 
 import phonenumbers
@@ -170,14 +171,17 @@ def unique_individual(run: Seeding, first: str, last: str) -> tuple[str, str]:
 
 def unique_business(run: Seeding, index: int) -> tuple[str, str, str, str]:
     """The business of this index, or the next one no customer holds yet; once every name is
-    taken, a name with a branch ("Helix Analytics West")."""
-    for branch in ("", " West", " East", " North", " South", " Central"):
+    taken, a name with a branch ("Helix Analytics West"), then a numbered one ("Helix Analytics 7")."""
+    branches = itertools.chain(
+        ("", " West", " East", " North", " South", " Central"), (f" {n}" for n in itertools.count(2))
+    )
+    for branch in branches:
         for step in range(len(BUSINESSES)):
             name, *rest = BUSINESSES[(index + step) % len(BUSINESSES)]
             if f"{name}{branch}" not in run.used_names:
                 run.used_names.add(f"{name}{branch}")
                 return (f"{name}{branch}", *rest)
-    raise ValueError("More business customers than the demo has distinct names for")
+    raise AssertionError("unreachable: the numbered branches never end")
 
 
 def individual_body(run: Seeding, country: tuple[str, str], shortfall: str | None) -> dict:

@@ -163,9 +163,11 @@ def test_customer_names_are_unique(seeded):
 
 def test_names_stay_unique_past_the_end_of_the_lists(db):
     run = Seeding(keys.ensure_demo_key())
-    businesses = [business_body(run, index, ("US", "ssn"), None)["businessName"] for index in range(30)]
-    assert len(set(businesses)) == 30
+    businesses = [business_body(run, index, ("US", "ssn"), None)["businessName"] for index in range(200)]
+    assert len(set(businesses)) == 200
     assert businesses.count("Helix Analytics") == 1 and "Helix Analytics West" in businesses
+    # Past the named branches (bench/load.py seeds 200 customers), numbered ones.
+    assert "Helix Analytics 2" in businesses
     people = [individual_body(run, ("US", "ssn"), None) for _ in range(200)]
     names = {(body["firstName"], body["lastName"]) for body in people}
     assert len(names) == 200

@@ -13,8 +13,10 @@ class Address(ApiErrorsMixin, forms.Form):
 
 
 class Person(ApiErrorsMixin, forms.Form):
+    """Its fields are named as the request's: they take their errors without `api_fields`."""
+
     name = forms.CharField(required=False)
-    api_fields = {"name": "name"}
+    date_of_birth = forms.DateField(required=False)
 
 
 class Whole(ApiErrorsMixin):
@@ -83,3 +85,20 @@ def test_a_row_that_misses_leaves_the_error_to_the_shorter_path():
     edit.add_api_errors([FieldError(path=("kycData", "documents", 0, "type"), message="Wrong type.")])
     assert form.errors["kind"] == ["Wrong type."]
     assert edit.top_errors == []
+
+
+def test_a_field_named_as_the_requests_field_takes_its_errors():
+    person = Person({})
+    person.full_clean()
+    person.add_api_errors(
+        [
+            FieldError(path=("dateOfBirth",), message="In the future."),
+            FieldError(path=("date_of_birth",), message="Not the wire's name."),
+            FieldError(path=("address", "dateOfBirth"), message="Not a top-level field."),
+        ]
+    )
+    assert person.errors["date_of_birth"] == ["In the future."]
+    assert person.non_field_errors() == [
+        "date_of_birth: Not the wire's name.",
+        "address.dateOfBirth: Not a top-level field.",
+    ]

@@ -1,12 +1,13 @@
 """Monitoring's URLs in the role matrix (see tests/access.py): compliance and auditors read,
-compliance decides alerts, admins manage rules and watch lists."""
+compliance decides alerts, admins manage rules and watch lists and ask for holds of a true
+match's payment accounts."""
 
 import uuid
 
 from monitoring.models import Alert, Backtest, RuleKind, WatchList
 from monitoring.services import rule_create
 from tests.access import Access
-from tests.factories import StaffUserFactory
+from tests.factories import PaymentAccountFactory, StaffUserFactory
 
 VIEWERS = frozenset({"compliance", "compliance_lead", "admin", "auditor"})
 DECIDERS = frozenset({"compliance", "compliance_lead", "admin"})
@@ -17,6 +18,20 @@ def _alert():
     return {
         "pk": Alert.objects.create(kind="monitoring", dedupe_key=f"matrix:{uuid.uuid4()}", sentence="A test alert.").pk
     }
+
+
+def _true_match_account():
+    """A screening true match naming a payee's account: an admin asks for its hold."""
+    account = PaymentAccountFactory()
+    alert = Alert.objects.create(
+        kind="screening",
+        dedupe_key=f"matrix:{uuid.uuid4()}",
+        sentence="A listed payee.",
+        account_ids=[account.account_id],
+        decision="true_match",
+        status="decided",
+    )
+    return {"pk": alert.pk, "account_pk": account.pk}
 
 
 def _rule():
@@ -39,6 +54,9 @@ ACCESS = {
     "monitoring-view-alert": Access(VIEWERS, kwargs=_alert),
     "monitoring-decide-alert": Access(
         DECIDERS, method="post", kwargs=_alert, data=lambda: {"decision": "false_positive", "reason": "A test."}
+    ),
+    "monitoring-hold-alert-account": Access(
+        MANAGERS, method="post", kwargs=_true_match_account, data=lambda: {"reason": "On the list."}
     ),
     "monitoring-list-rules": Access(VIEWERS),
     "monitoring-create-rule": Access(

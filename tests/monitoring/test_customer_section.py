@@ -158,3 +158,35 @@ def test_an_alerts_kind_reads_in_the_queues_words_on_every_page(client_as, ada, 
     assert "1 Transaction monitoring" in queue
     for html in (listed, shown, queue):
         assert not re.search(r">\s*(Monitoring|Screening)\s*<", html.replace(">Monitoring</summary>", ""))
+
+
+def test_the_case_card_of_a_customer_with_only_alerts_names_them(client_as):
+    active = CustomerFactory(name="Ava Active", status="ACTIVE")
+    rule = live_rule("large_transfer", name="Large")
+    raise_alerts(
+        [
+            Alert(
+                kind=AlertKind.MONITORING,
+                customer=active,
+                rule=rule,
+                rule_version=rule.live_version,
+                dedupe_key="case:large",
+                sentence="A 50,000 USD payout",
+            ),
+            Alert(kind=AlertKind.SCREENING, customer=active, dedupe_key="case:screen", sentence="Name on a list"),
+            Alert(kind=AlertKind.SCREENING, customer=active, dedupe_key="case:screen2", sentence="Wallet on a list"),
+        ]
+    )
+    html = client_as("compliance").get(reverse("customers-view-customer", args=[active.customer_id])).content.decode()
+    start = html.index('id="case-facts"')
+    case = html[start : html.index("</dl>", start)]
+    assert "Open alerts: 1 transaction monitoring, 2 watchlist screening (" in case
+    assert 'href="#h-alerts"' in case and "verification active." in case
+    assert "No open case" not in case
+
+
+def test_the_case_card_says_no_open_case_without_alerts(client_as):
+    quiet = CustomerFactory(name="Quiet Person", status="ACTIVE")
+    html = client_as("compliance").get(reverse("customers-view-customer", args=[quiet.customer_id])).content.decode()
+    assert "No open case: active." in html
+    assert "Open alerts" not in html

@@ -275,7 +275,8 @@ def test_a_transaction_is_evaluated_after_commit_not_in_the_upsert(upstream, dja
 
 def test_a_true_match_says_the_api_cannot_deactivate_its_accounts(client_as):
     """The Payments API has no endpoint that deactivates a payment account (spec: only its
-    statuses are named): the decided alert's page says so rather than offer a button."""
+    statuses are named): the decided alert's page says so rather than offer a button that
+    would pretend to (the back-office's own hold is tests/monitoring/test_account_holds.py)."""
     someone = customer()
     payee = account(someone)
     alert = Alert.objects.create(

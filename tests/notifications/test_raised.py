@@ -4,7 +4,6 @@ audit events, handed to the worker after commit) and the periodic check's condit
 import datetime as dt
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,8 +15,15 @@ from notifications import conditions
 from notifications.models import Notification, OpenCondition
 from notifications.tasks import notify_audit_event
 from payments.models import ApprovalRequest, TransactionStatus
-from tests.conftest import authenticated_now
-from tests.factories import CustomerFactory, SyncRunFactory, TransactionFactory, WebhookEventFactory
+from payments.services.approvals import approval_request_account_hold
+from tests.conftest import signed_in
+from tests.factories import (
+    CustomerFactory,
+    PaymentAccountFactory,
+    SyncRunFactory,
+    TransactionFactory,
+    WebhookEventFactory,
+)
 from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
 
 pytestmark = pytest.mark.django_db
@@ -38,13 +44,6 @@ def _reviews_wait(settings):
     settings.SANDBOX_REVIEW_DELAY_SECONDS = 10 * 366 * 24 * 3600
 
 
-def _signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    authenticated_now(client, user)
-    return client
-
-
 def test_a_large_execute_tells_those_who_may_approve_it_but_not_its_maker(
     upstream, make_staff, django_capture_on_commit_callbacks
 ):
@@ -54,7 +53,7 @@ def test_a_large_execute_tells_those_who_may_approve_it_but_not_its_maker(
     make_staff("admin", "ada-admin")
     make_staff("compliance", "carl")  # may not move money: not told
     make_staff("auditor", "aude")
-    maker = _signed_in(olga)
+    maker = signed_in(olga)
     response = maker.post(reverse("payments-create-quote"), quote_post_data(setup, amount="20000.00"))
     quote_id = response["Location"].rstrip("/").split("/")[-1]
     with django_capture_on_commit_callbacks(execute=True):
@@ -292,4 +291,18 @@ def test_a_submitted_monitoring_rule_tells_the_other_admins(make_staff, django_c
     assert recipients("approval_waiting") == ["ada-admin"]
     notification = Notification.objects.get(kind="approval_waiting")
     assert notification.sentence.startswith("mona asks for your approval: Make monitoring rule “Big” live")
+    assert notification.link == reverse("payments-view-approval-request", args=[approval.pk])
+
+
+def test_a_hold_asked_for_tells_the_other_admins(make_staff, django_capture_on_commit_callbacks):
+    maker = make_staff("admin", "mona")
+    make_staff("admin", "ada-admin")
+    make_staff("operations", "olga")  # may not approve a hold: not told
+    account = PaymentAccountFactory(nickname="Payee")
+    with django_capture_on_commit_callbacks(execute=True):
+        approval = approval_request_account_hold(actor=maker, account=account, reason="A true match.")
+
+    assert recipients("approval_waiting") == ["ada-admin"]
+    notification = Notification.objects.get(kind="approval_waiting")
+    assert notification.sentence.startswith("mona asks for your approval: Hold Payee")
     assert notification.link == reverse("payments-view-approval-request", args=[approval.pk])

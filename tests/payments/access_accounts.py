@@ -37,6 +37,12 @@ ACCESS = {
     ),
     # The API is not reachable in the matrix: the refresh fails and says so, then redirects.
     "payments-refresh-payment-account": Access(ADMIN, method="post", kwargs=_pending_account),
+    # Asks for a hold (the request's page next); a release of an account not held is refused
+    # with a message on the account's page: both redirect.
+    "payments-hold-payment-account": Access(ADMIN, method="post", kwargs=_account, data=lambda: {"reason": "A test."}),
+    "payments-release-payment-account": Access(
+        ADMIN, method="post", kwargs=_account, data=lambda: {"reason": "A test."}
+    ),
     "payments-list-automation-rules": Access(ALL),
     "payments-create-automation-rule": Access(ADMIN, method="post", data=lambda: {"name": "x"}, allowed=200, form=True),
     "payments-edit-automation-rule": Access(

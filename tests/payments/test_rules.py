@@ -16,6 +16,7 @@ from payments.models import ApprovalRequest, AutomationRule, PaymentAccount
 from tests.conftest import authenticated_now
 from tests.factories import CustomerFactory
 from tests.payments.account_fixtures import make_account, make_customer
+from tests.payments.transactions_helpers import rule_post_data
 
 CREATE = reverse("payments-create-automation-rule")
 
@@ -62,22 +63,8 @@ def approve(checker, response):
 
 
 def rule_form(setup, **fields):
-    return {
-        "name": "Sweep USDC to the bank",
-        "customer_id": setup["customer_id"],
-        "source_account_id": setup["service"],
-        "source_payment_method": "BASE",
-        "source_currency": "USDC",
-        "destination_account_id": setup["bank"],
-        "destination_payment_method": "ACH",
-        "destination_currency": "USD",
-        "amount": "50.00",
-        "developer_fee": "",
-        "trigger_type": "CRON",
-        "cron_schedule": "0  9 * * 1-5",
-        "threshold_amount": "",
-        **fields,
-    }
+    data = rule_post_data(customer_id=setup["customer_id"], source=setup["service"], destination=setup["bank"])
+    return {**data, **fields}
 
 
 def errors_of(response) -> dict:

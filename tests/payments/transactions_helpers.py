@@ -1,5 +1,6 @@
 """Set-up shared by the transactions workspace's tests: a real sandbox customer with accounts
-brought into the mirror the way production does (a sync), and the quote builder's POST.
+brought into the mirror the way production does (a sync), the quote builder's POST and the
+automation rule form's.
 (Mirror rows a test sets up directly come from tests/factories.py.)"""
 
 KYC = {
@@ -70,5 +71,26 @@ def quote_post_data(setup: dict, **overrides) -> dict:
         "amount": "100.00",
         "developer_fee": "",
         "correlation_id": "",
+    }
+    return {**data, **overrides}
+
+
+def rule_post_data(*, customer_id: str, source: str, destination: str, **overrides) -> dict:
+    """The automation rule form's POST: 50.00 USDC from the BASE wallet `source` to the ACH bank
+    account `destination`, on weekdays at 9."""
+    data = {
+        "name": "Sweep USDC to the bank",
+        "customer_id": customer_id,
+        "source_account_id": source,
+        "source_payment_method": "BASE",
+        "source_currency": "USDC",
+        "destination_account_id": destination,
+        "destination_payment_method": "ACH",
+        "destination_currency": "USD",
+        "amount": "50.00",
+        "developer_fee": "",
+        "trigger_type": "CRON",
+        "cron_schedule": "0  9 * * 1-5",
+        "threshold_amount": "",
     }
     return {**data, **overrides}

@@ -9,9 +9,8 @@ from audit.models import AuditEvent
 from mirror.sync import sync_payment_accounts
 from payments.models import ApprovalRequest, ApprovalStatus, AutomationRule, Quote
 from tests.payments.account_fixtures import make_account, make_customer
-from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
+from tests.payments.transactions_helpers import quote_post_data, rule_post_data, sandbox_customer
 from tests.race import at_once
-from tests.reliability.world import RULE_FORM
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,9 +32,9 @@ def rule_request(racing, make_staff):
     bank = make_account(racing.sandbox, customer_id, "bank")["paymentAccountId"]
     sync_payment_accounts()
     maker = racing.member(make_staff("admin", "maker"))
-    name = RULE_FORM["name"]
-    fields = {**RULE_FORM, "customer_id": customer_id, "source_account_id": service}
-    answer = maker.post(reverse("payments-create-automation-rule"), {**fields, "destination_account_id": bank})
+    fields = rule_post_data(customer_id=customer_id, source=service, destination=bank)
+    name = fields["name"]
+    answer = maker.post(reverse("payments-create-automation-rule"), fields)
     assert answer.status_code == 302, answer.text[:2000]
     approval = ApprovalRequest.objects.get()
     return {"approval": approval, "customer_id": customer_id, "name": name, "fields": fields, "maker": maker}

@@ -9,20 +9,7 @@ from django.urls import reverse
 
 from mirror.sync import refresh_customer, sync_payment_accounts
 from tests.conftest import authenticated_now
-from tests.payments.transactions_helpers import quote_post_data, sandbox_customer
-
-RULE_FORM = {
-    "name": "Sweep USDC to the bank",
-    "source_payment_method": "BASE",
-    "source_currency": "USDC",
-    "destination_payment_method": "ACH",
-    "destination_currency": "USD",
-    "amount": "50.00",
-    "developer_fee": "",
-    "trigger_type": "CRON",
-    "cron_schedule": "0 9 * * 1-5",
-    "threshold_amount": "",
-}
+from tests.payments.transactions_helpers import quote_post_data, rule_post_data, sandbox_customer
 
 
 class World:
@@ -70,13 +57,8 @@ class World:
         return self._new_customer({"customerType": "BUSINESS", "email": "ops@acme.test", "businessName": "Acme Ltd"})
 
     def rule_form(self, **fields) -> dict:
-        return {
-            **RULE_FORM,
-            "customer_id": self.active["customer_id"],
-            "source_account_id": self.service_wallet,
-            "destination_account_id": self.active["bank"]["paymentAccountId"],
-            **fields,
-        }
+        ends = {"source": self.service_wallet, "destination": self.active["bank"]["paymentAccountId"]}
+        return {**rule_post_data(customer_id=self.active["customer_id"], **ends), **fields}
 
     @functools.cached_property
     def rule(self):

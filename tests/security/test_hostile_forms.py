@@ -248,6 +248,10 @@ def targets(name: str, upstream) -> list[Target]:
         from notifications.forms import DestinationForm
 
         return [Target(url_of(name), _fields(DestinationForm), base)]
+    if name in ("payments-hold-payment-account", "payments-release-payment-account", "monitoring-hold-alert-account"):
+        from payments.forms.approvals import HoldForm
+
+        return [Target(url_of(name), _fields(HoldForm), base)]
     if name == "monitoring-decide-alert":
         from monitoring.forms import DecideForm
 

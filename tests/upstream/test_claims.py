@@ -129,3 +129,20 @@ def test_after_a_lost_answer_found_not_done_the_next_try_writes(admin_user):
         _write(admin_user, lost, reconcile=cannot_tell)
     assert _write(admin_user, lambda: "t-2", reconcile=lambda: None) == "t-2"
     assert WriteClaim.objects.get().result == "t-2"
+
+
+def test_done_claims_are_pruned_after_a_month_and_open_ones_never():
+    from upstream.tasks import KEEP_DONE, prune_write_claims
+
+    for key in ("old-done", "new-done", "old-unknown", "old-in-flight"):
+        held = claims.claim(key)
+        if "done" in key:
+            claims.done(held, result=key)
+        elif "unknown" in key:
+            claims.unknown(held)
+    long_ago = timezone.now() - KEEP_DONE - dt.timedelta(hours=1)
+    WriteClaim.objects.exclude(key="new-done").update(created_at=long_ago)
+
+    assert prune_write_claims() == 1
+    assert sorted(WriteClaim.objects.values_list("key", flat=True)) == ["new-done", "old-in-flight", "old-unknown"]
+    assert claims.claim("new-done") == claims.Outcome("new-done")
