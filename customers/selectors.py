@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from core.live import CompiledQuery, version_of
+from core.prefix import starts_with
 from core.together import sections_in
 
 from .models import (
@@ -196,13 +197,13 @@ def with_issue_over_sla(code: str, *, statuses=None) -> QuerySet:
 
 def search_candidates(q: str) -> QuerySet:
     """The customers a search looks at: the first SEARCH_CANDIDATES whose name or e-mail starts
-    with `q` (an e-mail only when `q` holds an @), by the Upper() prefix indexes.
+    with `q` (an e-mail only when `q` holds an @), by the Upper() prefix indexes (core.prefix).
 
     A bounded set whatever the prefix: a common one ("Customer 1") matches a tenth of the
     customers, which the queue's order would otherwise walk or sort. The page then filters and
     orders these few; the page says a search looks at that many.
     """
-    matches = Q(email__istartswith=q) if "@" in q else Q(name__istartswith=q) | Q(email__istartswith=q)
+    matches = starts_with("email", q) if "@" in q else starts_with("name", q) | starts_with("email", q)
     return Customer.objects.filter(matches).values("pk")[:SEARCH_CANDIDATES]
 
 

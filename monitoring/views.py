@@ -22,7 +22,7 @@ from core.exports import Column, filtered_export, with_words
 from core.live import version_of
 from core.templatetags.timestamps import minute
 from core.together import fetch_together
-from core.views import HttpResponsePermanentRedirectKeepMethod, escaped, filtered_page, page_or_partial
+from core.views import HttpResponsePermanentRedirectKeepMethod, escaped, escaped_word, filtered_page, page_or_partial
 from payments.forms.approvals import HoldForm
 from payments.models import PaymentAccount, Transaction
 from payments.services.approvals import accounts_waiting
@@ -107,21 +107,21 @@ def _alert_row(alert: Alert, list_url: str, customers_url: str) -> dict:
     """What a row of the alerts list shows, ready for monitoring/alerts/_rows.html: plain values
     in a dict (one lookup each, where a model's attribute costs the template an exception
     first), the filters' work done once here, every text escaped here."""
-    e, customer, raised = escaped, alert.customer, timezone.localtime(alert.created_at)
+    e, w, customer, raised = escaped, escaped_word, alert.customer, timezone.localtime(alert.created_at)
     return {
         "pk": alert.pk,
         "href": f"{list_url}alerts/{alert.pk}/",
-        "kind": e(alert.kind),
-        "kind_label": e(labels.label("case_kind", alert.kind)),
+        "kind": w(alert.kind),
+        "kind_label": w(labels.label("case_kind", alert.kind)),
         "rule": alert.rule is not None,
-        "rule_name": e(alert.rule.name) if alert.rule else "",
+        "rule_name": w(alert.rule.name) if alert.rule else "",
         "rule_version": alert.rule_version.number if alert.rule_version else "",
-        "watchlist": e(alert.entry.watchlist.name) if alert.entry else None,
+        "watchlist": w(alert.entry.watchlist.name) if alert.entry else None,
         "customer_href": e(f"{customers_url}{quote(customer.customer_id, safe='')}/") if customer else None,
         "customer": e(customer.name or customer.customer_id) if customer else None,
         "sentence": e(alert.sentence),
-        "status_label": e(alert.get_status_display()),
-        "decision_label": e(alert.get_decision_display()) if alert.decision else "",
+        "status_label": w(alert.get_status_display()),
+        "decision_label": w(alert.get_decision_display()) if alert.decision else "",
         "raised_iso": raised.isoformat(),
         "raised": minute(raised),
     }

@@ -12,6 +12,7 @@ from audit.models import AuditEvent
 from core import labels
 from core.exports import Column, with_words
 from core.live import CompiledQuery, version_of
+from core.prefix import starts_with
 from core.together import fetch_together
 from customers import selectors as customer_selectors
 from customers.models import Customer, CustomerStatus
@@ -103,7 +104,7 @@ def customers_search(*, query: str, active_only: bool = True, limit: int = 10) -
     query = query.strip()
     if not query:
         return Customer.objects.none()
-    matches = Q(name__istartswith=query) | Q(email__istartswith=query) | Q(customer_id=query)
+    matches = starts_with("name", query) | starts_with("email", query) | Q(customer_id=query)
     found = Customer.objects.filter(matches, missing_upstream=False)
     if active_only:
         found = found.filter(status=CustomerStatus.ACTIVE)

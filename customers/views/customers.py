@@ -6,6 +6,7 @@ talks to the API first and leaves an audit event.
 """
 
 import datetime as dt
+import functools
 from urllib.parse import quote
 
 from django.contrib import messages
@@ -22,7 +23,7 @@ from core.forms import SUBMISSION_LOST, posted_submission
 from core.live import live_url
 from core.templatetags.rows import truncatechars
 from core.together import CompiledTogether, section_querysets, section_rows, sections_in
-from core.views import escaped, page_or_partial, paginate_keyset
+from core.views import escaped, escaped_word, page_or_partial, paginate_keyset
 from paymentsapi import PaymentsApiError
 from upstream.api_errors import InFlight, api_error_message
 
@@ -84,31 +85,36 @@ ROW_FIELDS = (
 )
 
 
+@functools.lru_cache(maxsize=64)
+def _type_word(customer_type: str) -> str:
+    return escaped(title(customer_type))
+
+
 def _queue_row(customer: Customer, list_url: str) -> dict:
     """What a row of the queue shows, ready for customers/_queue_rows.html: plain values in a
     dict (one lookup each, where a model's attribute costs the template an exception first),
     the filters' work done once here, and every text escaped here."""
-    clock, e = customer.clock, escaped
+    clock, e, w = customer.clock, escaped, escaped_word
     return {
         "customer_id": e(customer.customer_id),
         "href": e(f"{list_url}{quote(customer.customer_id, safe='')}/"),
         "shown": e(customer.name or customer.customer_id),
         "email": e(customer.email),
-        "type": e(title(customer.customer_type)),
-        "status": e(customer.status),
-        "status_label": e(customer.get_status_display()),
-        "issues": [(e(issue.code), e(labels.label(labels.ISSUE, issue.code))) for issue in customer.issue_list],
+        "type": _type_word(customer.customer_type),
+        "status": w(customer.status),
+        "status_label": w(customer.get_status_display()),
+        "issues": [(w(issue.code), w(labels.label(labels.ISSUE, issue.code))) for issue in customer.issue_list],
         "monitoring": customer.open_monitoring_alerts,
         "screening": customer.open_screening_alerts,
-        "organization_id": e(customer.organization_id),
-        "organization_short": e(truncatechars(customer.organization_id, 13)),
+        "organization_id": w(customer.organization_id),
+        "organization_short": w(truncatechars(customer.organization_id, 13)),
         "since": e(timezone.localtime(customer.status_since).isoformat()),
         "age": e(duration(customer.age)),
         "overdue": clock["overdue"],
-        "sla_state": e(clock["state"]),
-        "sla_label": e(clock["label"]),
+        "sla_state": w(clock["state"]),
+        "sla_label": w(clock["label"]),
         "on_us": e(duration(clock["on_us"])),
-        "assignee": e(customer.assignee.get_username() if customer.assignee else "—"),
+        "assignee": w(customer.assignee.get_username() if customer.assignee else "—"),
     }
 
 

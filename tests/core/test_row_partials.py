@@ -106,3 +106,13 @@ def test_account_rows_escape_mirrored_text(client_as):
     page = client_as("admin").get(reverse("payments-list-payment-accounts")).content.decode()
     assert HOSTILE not in page
     assert page.count(ESCAPED) == 2  # nickname, customer
+
+
+@pytest.mark.parametrize("text", ["", "plain text", HOSTILE, "a & b", "it's", "<", ">", '"', "é—…"])
+def test_a_rows_value_is_escaped_as_the_template_escapes_it(text):
+    from django.utils.html import escape
+
+    from core.views import escaped, escaped_word
+
+    assert escaped(text) == escape(text) == escaped_word(text)
+    assert escaped(text).__html__() == escape(text)
