@@ -3,6 +3,7 @@ true match's payment account), rules (list, new, page, edit, submit, approve, wi
 resume, backtest) and watch lists (list, import, page)."""
 
 import datetime as dt
+from functools import partial
 from urllib.parse import quote
 
 from django.contrib import messages
@@ -26,6 +27,7 @@ from core.views import HttpResponsePermanentRedirectKeepMethod, escaped, escaped
 from payments.forms.approvals import HoldForm
 from payments.models import PaymentAccount, Transaction
 from payments.services.approvals import accounts_waiting
+from payments.views.accounts import ask_about_hold
 
 from . import importers, tasks
 from .filters import AlertFilter
@@ -211,21 +213,9 @@ def hold_alert_account(request, pk, account_pk):
     admin approves it in "Waiting for approval" (payments' four-eyes)."""
     alert = get_object_or_404(_alerts(), pk=pk)
     account = get_object_or_404(PaymentAccount, pk=account_pk)
-    form = HoldForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Nothing was asked: {form.errors['reason'][0]}")
-        return redirect("monitoring-view-alert", pk=alert.pk)
-    try:
-        approval = alert_account_hold(
-            user=request.user, alert=alert, account=account, reason=form.cleaned_data["reason"]
-        )
-    except NotAllowed as exc:
-        messages.error(request, str(exc))
-        return redirect("monitoring-view-alert", pk=alert.pk)
-    messages.success(
-        request, "Hold asked for: another admin approves it in Waiting for approval. Nothing is held until then."
-    )
-    return redirect("payments-view-approval-request", pk=approval.pk)
+    ask = partial(alert_account_hold, user=request.user, alert=alert, account=account)
+    back = reverse("monitoring-view-alert", args=[alert.pk])
+    return ask_about_hold(request, ask, back=back, refusals=(NotAllowed,))
 
 
 # --- Rules -----------------------------------------------------------------------------------------

@@ -1,9 +1,12 @@
 """Payment accounts: list, detail with live balances, create (admin), refresh (admin), and the
 asking for a hold or release in the back-office (admin; a second admin approves it)."""
 
+from functools import partial
+
 from django.contrib import messages
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.access import role_required
@@ -158,19 +161,23 @@ def refresh_payment_account(request, pk):
     return redirect("payments-view-payment-account", pk=account.pk)
 
 
-def _ask_about_hold(request, pk, ask, done: str):
-    """Ask for a hold or release of the account (`ask`), with the form's reason; the request's
-    page next, where a second admin approves it."""
-    account = get_object_or_404(PaymentAccount, pk=pk)
+HOLD_ASKED = "Hold asked for: another admin approves it in Waiting for approval. Nothing is held until then."
+
+
+def ask_about_hold(request, ask, *, back: str, done: str = HOLD_ASKED, refusals=(ApprovalRefused,)):
+    """Ask for a hold or release of an account with the form's reason (`ask(reason=...)`, a
+    service with its actor and account bound); the request's page next, where a second admin
+    approves it. A bad reason or a refusal (`refusals`) goes back to `back` with the reason why.
+    Also the hold asked from a monitoring alert's page."""
     form = HoldForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Nothing was asked: {form.errors['reason'][0]}")
-        return redirect("payments-view-payment-account", pk=account.pk)
+        return redirect(back)
     try:
-        approval = ask(actor=request.user, account=account, reason=form.cleaned_data["reason"])
-    except ApprovalRefused as exc:
+        approval = ask(reason=form.cleaned_data["reason"])
+    except refusals as exc:
         messages.error(request, str(exc))
-        return redirect("payments-view-payment-account", pk=account.pk)
+        return redirect(back)
     messages.success(request, done)
     return redirect("payments-view-approval-request", pk=approval.pk)
 
@@ -178,20 +185,18 @@ def _ask_about_hold(request, pk, ask, done: str):
 @role_required("hold_accounts")
 @require_POST
 def hold_payment_account(request, pk):
-    return _ask_about_hold(
-        request,
-        pk,
-        approval_request_account_hold,
-        "Hold asked for: another admin approves it in Waiting for approval. Nothing is held until then.",
-    )
+    account = get_object_or_404(PaymentAccount, pk=pk)
+    ask = partial(approval_request_account_hold, actor=request.user, account=account)
+    return ask_about_hold(request, ask, back=reverse("payments-view-payment-account", args=[account.pk]))
 
 
 @role_required("hold_accounts")
 @require_POST
 def release_payment_account(request, pk):
-    return _ask_about_hold(
+    account = get_object_or_404(PaymentAccount, pk=pk)
+    return ask_about_hold(
         request,
-        pk,
-        approval_request_account_release,
-        "Release asked for: another admin approves it in Waiting for approval. The hold stands until then.",
+        partial(approval_request_account_release, actor=request.user, account=account),
+        back=reverse("payments-view-payment-account", args=[account.pk]),
+        done="Release asked for: another admin approves it in Waiting for approval. The hold stands until then.",
     )
