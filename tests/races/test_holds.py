@@ -56,6 +56,24 @@ def test_a_hold_approved_at_once_is_set_once(racing, make_staff, bank, hold_requ
     assert racing.calls[start:] == []  # the hold is the back-office's own: nothing upstream
 
 
+@pytest.mark.parametrize("how", ["double-click", "two admins"])
+def test_a_hold_asked_twice_at_once_makes_one_request(racing, make_staff, bank, how):
+    ada = racing.member(make_staff("admin", "ada"))
+    makers = [ada, ada] if how == "double-click" else [ada, racing.member(make_staff("admin", "ben"))]
+    url = reverse("payments-hold-payment-account", args=[bank.pk])
+    start = len(racing.calls)
+
+    answers = at_once(*[lambda c=c: c.post(url, {"reason": REASON}) for c in makers])
+
+    assert all(answer.status_code == 302 for answer in answers), [a.status_code for a in answers]
+    (made,) = ApprovalRequest.objects.filter(account=bank, kind="account_hold")
+    assert made.status == "pending"
+    assert len(_successes("approval.request")) == 1
+    bank.refresh_from_db()
+    assert not bank.is_held  # asked, not approved
+    assert racing.calls[start:] == []
+
+
 @pytest.mark.parametrize("first", ["execute", "approval", "neither"])
 def test_an_execute_racing_the_approval_of_its_accounts_hold_goes_out_before_it_or_not_at_all(
     racing, make_staff, setup, bank, hold_request, first
