@@ -219,6 +219,11 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-home-figures": {"task": "backoffice.tasks.refresh_home_figures", "schedule": 60},
     "heartbeat": {"task": "backoffice.heartbeat", "schedule": HEARTBEAT_SECONDS},
     "prune-write-claims": {"task": "upstream.tasks.prune_write_claims", "schedule": 86400},
+    # The transactions the mirror changed, through the live monitoring rules.
+    "evaluate-due-transactions": {
+        "task": "monitoring.tasks.evaluate_due_transactions",
+        "schedule": env.int("MONITORING_EVALUATE_SECONDS", default=5),
+    },
 }
 if SANDBOX_MOUNTED:
     # The sandbox's own clock work: reviews, expiry and processing, rules, webhook retries.

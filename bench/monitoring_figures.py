@@ -1,9 +1,10 @@
 """Monitoring and screening on PostgreSQL.
 
 Prints JSON:
-- the cost a transaction event's drain pays for monitoring (the upsert's announcement and the
-  queued evaluation, published to an in-memory broker), p50/p99, and the evaluation itself in
-  the worker with every kind of rule live, p50/p99 per transaction;
+- what a transaction event's drain pays for monitoring, p50/p99: the announcement (the signal
+  and its receiver, which sends no message for a transaction), and the mark the upsert writes
+  (the row's UPDATE with `evaluation_due_at` beside the same UPDATE without it); then the
+  worker's evaluate-due run with every kind of rule live, per transaction;
 - a backtest of each windowed kind over N mirrored transactions (default 200,000; --full
   5,000,000), seconds;
 - screening: one new customer against a 20,000-entry list (p50/p99), and the re-screening of
@@ -12,11 +13,10 @@ Prints JSON:
     .venv/bin/python bench/monitoring_figures.py [--full] [--transactions N] [--customers N]
     .venv/bin/python bench/monitoring_figures.py --flood [--reuse]
 
---flood measures the drain's share with bench/load.py running beside it (its gunicorn, worker
-and locust: 50 staff sessions and 200 webhook events a second, on a database of its own): the
-announcement and the queued evaluation are timed, published to a Redis broker of their own, from
-the moment locust starts until the load ends, and the worker's evaluation likewise; then load.py's
-own figures (events acknowledged and processed) are added. Nothing else is measured in that run.
+--flood measures the same with bench/load.py running beside it (its gunicorn, worker and locust:
+50 staff sessions and 200 webhook events a second, on a database of its own), from the moment
+locust starts until the load ends; then load.py's own figures (events acknowledged and
+processed) are added. Nothing else is measured in that run.
 """
 
 import argparse
@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 FIRST = [
@@ -336,20 +337,63 @@ def backtests(backtest, Backtest, MonitoringRule, RuleKind) -> dict:
 FLOOD_BROKER = "redis://127.0.0.1:6379/8"
 
 
+def drain_share(pks: list, timings: dict) -> None:
+    """One round of what the drain pays for monitoring, per transaction: the row's UPDATE with
+    the mark and without it (the upsert's save writes the row either way), and the announcement;
+    each in a database transaction of its own, wall and processor time."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from payments.models import Transaction
+    from upstream.mirrored import Source, announce_changes
+
+    for pk in pks:
+        row = Transaction.objects.filter(pk=pk)
+        for name, marked in (("update_without_mark", False), ("update_with_mark", True)):
+            values = {"synced_at": timezone.now()} | ({"evaluation_due_at": timezone.now()} if marked else {})
+            started = time.perf_counter()
+            with transaction.atomic():
+                row.update(**values)
+            timings[name].append((time.perf_counter() - started) * 1000)
+        started, cpu = time.perf_counter(), time.process_time()
+        with transaction.atomic():
+            announce_changes(Transaction, [pk], Source.WEBHOOK)
+        timings["announcement"].append((time.perf_counter() - started) * 1000)
+        timings["announcement_processor"].append((time.process_time() - cpu) * 1000)
+
+
+def evaluate_due_round(evaluate_due, timings: dict) -> None:
+    """The worker's run over the rows the round marked: milliseconds per transaction."""
+    from payments.models import Transaction
+
+    due = Transaction.objects.filter(evaluation_due_at__isnull=False).count()
+    if due:
+        started = time.perf_counter()
+        evaluate_due()
+        timings["evaluation_per_transaction"].append((time.perf_counter() - started) * 1000 / due)
+
+
+def summary(timings: dict) -> dict:
+    from _setup import percentile
+
+    return {
+        name: {
+            "count": len(values),
+            "p50": round(percentile(values, 0.5), 3),
+            "p99": round(percentile(values, 0.99), 3),
+        }
+        for name, values in timings.items()
+        if values
+    }
+
+
 def _load_running() -> bool:
     """locust, started by bench/load.py once its set-up is done, is the flood."""
     return subprocess.run(["pgrep", "-f", "locustfile.py"], capture_output=True, check=False).returncode == 0
 
 
-def flood(seconds: int, pks: list, announce_changes, evaluate_transactions, live_versions) -> dict:
+def flood(seconds: int, pks: list, evaluate_due, live_versions) -> dict:
     """The drain's share and the worker's evaluation, timed while bench/load.py's load runs."""
-    import redis
-    from _setup import percentile
-    from django.db import transaction
-
-    from payments.models import Transaction
-    from upstream.mirrored import Source
-
     bench = Path(__file__).resolve().parent
     log = Path(tempfile.mkstemp(prefix="bench-flood-", suffix=".json")[1])
     errors = log.with_suffix(".err")
@@ -360,6 +404,7 @@ def flood(seconds: int, pks: list, announce_changes, evaluate_transactions, live
         stderr=errors.open("wb"),
         env={k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")},
     )
+    timings = defaultdict(list)
     try:
         deadline = time.monotonic() + 900
         while not _load_running():
@@ -367,30 +412,19 @@ def flood(seconds: int, pks: list, announce_changes, evaluate_transactions, live
                 raise SystemExit(f"bench/load.py ended before its load began:\n{errors.read_text()[-3000:]}")
             time.sleep(0.5)
         load_started = time.monotonic()
-        versions = live_versions()
-        # Wall time, and this process's processor time: on a machine the flood saturates, the
-        # wall time's tail is mostly the wait for a processor, not work the drain does.
-        drain, drain_cpu, work, rounds = [], [], [], 0
+        rounds = 0
         while _load_running() and time.monotonic() - load_started < seconds - 5:
-            for pk in pks[:100]:
-                started, cpu = time.perf_counter(), time.process_time()
-                with transaction.atomic():
-                    announce_changes(Transaction, [pk], Source.WEBHOOK)
-                drain.append((time.perf_counter() - started) * 1000)
-                drain_cpu.append((time.process_time() - cpu) * 1000)
-            for pk in pks[100:150]:
-                started = time.perf_counter()
-                evaluate_transactions([pk], versions)
-                work.append((time.perf_counter() - started) * 1000)
+            # Wall time, and the announcement's processor time: on a machine the flood
+            # saturates, the wall time's tail is mostly the wait for a processor.
+            drain_share(pks[rounds % 20 * 50 :][:50], timings)
+            evaluate_due_round(evaluate_due, timings)
             rounds += 1
-            redis.Redis.from_url(FLOOD_BROKER).flushdb()  # the queued evaluations: nobody runs them here
         measured = time.monotonic() - load_started
         load.wait(timeout=seconds + 1200)
     finally:
         if load.poll() is None:
             load.terminate()
             load.wait(timeout=60)
-        redis.Redis.from_url(FLOOD_BROKER).flushdb()
     try:
         report = json.loads(log.read_text())
     except ValueError:
@@ -399,20 +433,9 @@ def flood(seconds: int, pks: list, announce_changes, evaluate_transactions, live
     errors.unlink(missing_ok=True)
     return {
         "measured_seconds_under_load": round(measured, 1),
-        "drain_added_ms": {
-            "count": len(drain),
-            "p50": round(percentile(drain, 0.5), 3),
-            "p99": round(percentile(drain, 0.99), 3),
-            "processor_p50": round(percentile(drain_cpu, 0.5), 3),
-            "processor_p99": round(percentile(drain_cpu, 0.99), 3),
-        },
+        "rules": len(live_versions()),
+        "drain_ms": summary(timings),
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        "evaluation_ms_per_transaction": {
-            "rules": len(versions),
-            "count": len(work),
-            "p50": round(percentile(work, 0.5), 2),
-            "p99": round(percentile(work, 0.99), 2),
-        },
         "load": {
             key: report.get(key) for key in ("load", "webhooks", "staff_requests_all", "errors", "machine_speed_ms")
         },
@@ -441,16 +464,14 @@ def main():
 
     setup_django("bench_monitoring", keep=args.keep or args.reuse, reuse=args.reuse)
     from celery import current_app
-    from django.db import transaction
 
     from monitoring import backtest
     from monitoring.models import Backtest, MonitoringRule, RuleKind, WatchList
     from monitoring.rules import detect
     from monitoring.screening import name_index
     from monitoring.services import evaluate_transactions, live_versions
-    from monitoring.tasks import rescreen_mirror
+    from monitoring.tasks import evaluate_due_transactions, rescreen_mirror
     from payments.models import Transaction
-    from upstream.mirrored import Source, announce_changes
 
     current_app.conf.task_always_eager = False
     rng = random.Random(30)
@@ -473,23 +494,23 @@ def main():
         return
 
     pks = list(Transaction.objects.order_by("?").values_list("pk", flat=True)[:1050])
+    Transaction.objects.filter(evaluation_due_at__isnull=False).update(evaluation_due_at=None)
     if args.flood:
-        result["flood"] = flood(args.flood_seconds, pks, announce_changes, evaluate_transactions, live_versions)
+        result["flood"] = flood(args.flood_seconds, pks, evaluate_due_transactions, live_versions)
         result["when"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         print(json.dumps(result, indent=2))
         return
 
-    # What the drain pays: the announcement, and the task queued on commit.
-    drain = []
-    for pk in pks:
-        started = time.perf_counter()
-        with transaction.atomic():
-            announce_changes(Transaction, [pk], Source.WEBHOOK)
-        drain.append((time.perf_counter() - started) * 1000)
-    drain = drain[50:]
-    result["drain_added_ms"] = {"p50": round(percentile(drain, 0.5), 3), "p99": round(percentile(drain, 0.99), 3)}
+    # What the drain pays (the first round warms up), and the worker's run over those marks.
+    timings = defaultdict(list)
+    for start in range(0, len(pks), 50):
+        drain_share(pks[start : start + 50], timings)
+        evaluate_due_round(evaluate_due_transactions, timings)
+        if not start:
+            timings.clear()
+    result["drain_ms"] = summary(timings)
 
-    # What the worker then does: every live rule (one of each kind) over one transaction.
+    # The evaluation alone: every live rule (one of each kind) over one transaction.
     versions = live_versions()
     work = []
     for pk in pks:

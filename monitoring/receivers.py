@@ -1,9 +1,15 @@
-"""The mirror told us rows changed: queue their evaluation in the worker once the change is
-committed. Nothing is evaluated here (this may run in the drain of a webhook batch or in a staff
-request)."""
+"""The mirror told us rows changed: have them evaluated or screened in the worker once the
+change is committed. Nothing is evaluated here (this may run in the drain of a webhook batch or
+in a staff request).
+
+Transactions need no message: the upsert marked each changed row `evaluation_due_at` in its own
+UPDATE, and beat's evaluate-due-transactions picks the marks up; a mark commits or rolls back
+with the change, so neither a broker away nor a worker's crash loses one. Without a broker
+(eager Celery) they are evaluated as soon as the change commits."""
 
 from functools import partial
 
+from celery import current_app
 from django.db import transaction
 
 
@@ -13,8 +19,11 @@ def queue_evaluation(sender, pks, **kwargs) -> None:
 
     from . import tasks
 
+    if sender is Transaction:
+        if current_app.conf.task_always_eager:
+            transaction.on_commit(tasks.evaluate_due_transactions.delay, robust=True)
+        return
     task = {
-        Transaction: tasks.evaluate_changed_transactions,
         Customer: tasks.screen_changed_customers,
         PaymentAccount: tasks.screen_changed_accounts,
     }.get(sender)

@@ -1,13 +1,17 @@
 """Celery tasks of monitoring: they take ids, call a service, and are safe to run twice."""
 
+import datetime as dt
 import logging
+import time
 
 from celery import shared_task
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
+from core.models import LockHeld, hold_lock
 from customers.models import Customer
-from payments.models import PaymentAccount
+from payments.models import PaymentAccount, Transaction
 
 from . import backtest as backtests
 from .models import Backtest, WatchList
@@ -18,10 +22,34 @@ log = logging.getLogger(__name__)
 BATCH = 5000
 
 
+DUE_BATCH = 200
+
+
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
-def evaluate_changed_transactions(pks: list[int]) -> int:
-    """Run the live rules over transactions the mirror just wrote."""
-    return evaluate_transactions(pks)
+def evaluate_due_transactions(budget_seconds: float = 50) -> int:
+    """Run the live rules over the transactions the mirror marked as changed (payments'
+    upserts set `evaluation_due_at`), oldest first, batch after batch until none is due or the
+    budget is spent (beat comes back every MONITORING_EVALUATE_SECONDS). Each mark is cleared
+    only if it is still the one evaluated: a change made meanwhile keeps its row due. One run at
+    a time; a run that finds another under way leaves it the work. Returns the rows evaluated."""
+    deadline = time.monotonic() + budget_seconds
+    evaluated = 0
+    try:
+        with hold_lock("monitoring-evaluate-due", ttl=dt.timedelta(seconds=120)):
+            while time.monotonic() < deadline:
+                due = Transaction.objects.filter(evaluation_due_at__isnull=False).order_by("evaluation_due_at")
+                marks = list(due.values_list("pk", "evaluation_due_at")[:DUE_BATCH])
+                if not marks:
+                    break
+                evaluate_transactions([pk for pk, _at in marks])
+                seen = Q()
+                for pk, at in marks:
+                    seen |= Q(pk=pk, evaluation_due_at=at)
+                Transaction.objects.filter(seen).update(evaluation_due_at=None)
+                evaluated += len(marks)
+    except LockHeld:
+        pass
+    return evaluated
 
 
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)

@@ -234,10 +234,20 @@ class Transaction(MirroredModel):
     created_upstream_at = models.DateTimeField()
     # What it moves in US dollars (payments/usd.py), set by the upsert: monitoring's figure.
     usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
+    # When an upsert last changed the row and the monitoring rules have not seen it since: set in
+    # the upsert's own UPDATE (no statement, no broker message of its own in the webhook drain),
+    # cleared by monitoring's worker once it has evaluated that very change.
+    evaluation_due_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
             models.Index(fields=["-created_upstream_at", "-id"], name="tx_keyset"),
+            # The changes monitoring has not evaluated yet: none at rest, a few during a flood.
+            models.Index(
+                fields=["evaluation_due_at"],
+                condition=models.Q(evaluation_due_at__isnull=False),
+                name="tx_evaluation_due",
+            ),
             # Monitoring: a customer's transactions in time order with what its rules read, from
             # the index alone (PostgreSQL): the live rules' range scans, and the backtests'
             # windows over ranges of customers with neither a sort nor a read of the table.

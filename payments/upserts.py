@@ -227,20 +227,21 @@ def transactions_upsert(*, items: list[api.Transaction], seen_by: Source) -> Ups
             continue
         values = _transaction_values(item, customers)
         old_status = row.status
+        changed = not old_status or any(getattr(row, f) != v for f, v in values.items())
         if not old_status:
             counts.created += 1
-            touched.append(row.pk)
         else:
-            changed = any(getattr(row, f) != v for f, v in values.items())
             counts.updated += changed
             counts.unchanged += not changed
-            if changed:
-                touched.append(row.pk)
         for f, v in values.items():
             setattr(row, f, v)
         if old_status != row.status:
             row.status_since = now
         row.synced_at, row.missing_upstream, row.missing_since = now, False, None
+        if changed:
+            touched.append(row.pk)
+            # This change's own mark, taken under the row lock: monitoring clears exactly it.
+            row.evaluation_due_at = timezone.now()
         row.save()
         if old_status != row.status:
             counts.changed_ids.append(row.transaction_id)
