@@ -41,7 +41,7 @@ def add_search_rows(customers: int, quotes: int, rules: int) -> float:
             """
             INSERT INTO payments_paymentaccount (account_id, form_link, customer_id, customer_upstream_id, account_type,
                 status, nickname, is_third_party, details, created_upstream_at, first_seen_at, upstream_updated_at,
-                synced_at, missing_upstream)
+                synced_at, missing_upstream, hold_reason)
             SELECT md5('a' || i), NULL, %(c0)s + i - 1, md5('c' || i),
                    CASE WHEN i %% 2 = 0 THEN 'EXTERNAL_BANK_ACCOUNT' ELSE 'EXTERNAL_CRYPTO_WALLET' END,
                    'ACTIVE', 'Account ' || i, false,
@@ -52,7 +52,7 @@ def add_search_rows(customers: int, quotes: int, rules: int) -> float:
                                                                               'chain', 'BASE'),
                                                 'currency', jsonb_build_object('label', 'USDC'))
                    END,
-                   now(), now(), now(), now(), false
+                   now(), now(), now(), now(), false, ''
             FROM generate_series(1, %(n)s) AS i
             """,
             {"n": customers, "c0": c0},
