@@ -120,6 +120,14 @@ def _details(approval: ApprovalRequest, actor, account: PaymentAccount) -> dict:
     }
 
 
+def _save_hold(actor, account: PaymentAccount, action: str, details: dict) -> None:
+    """The account's hold fields as set (or cleared) just now, saved and audited as `action`."""
+    account.save(update_fields=["held_at", "held_by", "hold_reason", "hold_approval"])
+    audit_record(
+        actor=actor, action=action, target_kind="payment_account", target_id=account.account_id, details=details
+    )
+
+
 def account_hold_apply(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]:
     """The write of an approved ACCOUNT_HOLD (registered with approval_writes): the account is
     held, in the request's move to executed, and audited once. Held already: nothing to do.
@@ -135,14 +143,7 @@ def account_hold_apply(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]
         )
     account.held_at, account.held_by = timezone.now(), approval.maker
     account.hold_reason, account.hold_approval = approval.payload["reason"], approval
-    account.save(update_fields=["held_at", "held_by", "hold_reason", "hold_approval"])
-    audit_record(
-        actor=actor,
-        action="payment_account.hold",
-        target_kind="payment_account",
-        target_id=account.account_id,
-        details={**details, "reason": account.hold_reason},
-    )
+    _save_hold(actor, account, "payment_account.hold", {**details, "reason": account.hold_reason})
     return details, {}
 
 
@@ -153,14 +154,9 @@ def account_release_apply(*, actor, approval: ApprovalRequest) -> tuple[dict, di
     details = _details(approval, actor, account)
     if not account.is_held:
         return details, {}
-    held_since = account.held_at
+    reason, held_since = approval.payload["reason"], account.held_at
     account.held_at, account.held_by, account.hold_reason, account.hold_approval = None, None, "", None
-    account.save(update_fields=["held_at", "held_by", "hold_reason", "hold_approval"])
-    audit_record(
-        actor=actor,
-        action="payment_account.release",
-        target_kind="payment_account",
-        target_id=account.account_id,
-        details={**details, "reason": approval.payload["reason"], "heldSince": held_since.isoformat()},
+    _save_hold(
+        actor, account, "payment_account.release", {**details, "reason": reason, "heldSince": held_since.isoformat()}
     )
     return details, {}
