@@ -135,3 +135,10 @@ def check_document_dates(form, issued, expires) -> None:
         form.add_error(issued, "The issue date is in the future.")
     if start and end and end <= start:
         form.add_error(expires, "The expiry date must come after the issue date.")
+
+
+def check_document_type(form, type_name, image_names, message) -> None:
+    """A document's images without its type: `message` on the type (the API reviews images
+    only of a known kind of document)."""
+    if any(form.cleaned_data.get(name) for name in image_names) and not form.cleaned_data.get(type_name):
+        form.add_error(type_name, message)

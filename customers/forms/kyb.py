@@ -7,7 +7,7 @@ from django import forms
 from core.forms import ApiErrorsMixin
 
 from .. import choices
-from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_national_id_triple, paths
+from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_document_type, check_national_id_triple, paths
 from .fields import (
     DocumentField,
     MaskedIdInput,
@@ -131,8 +131,7 @@ class BusinessDocumentForm(ApiForm):
 
     def clean(self):
         data = super().clean()
-        if data.get("document_image") and not data.get("type"):
-            self.add_error("type", "Choose what kind of document this is.")
+        check_document_type(self, "type", ["document_image"], "Choose what kind of document this is.")
         return data
 
 

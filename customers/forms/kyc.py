@@ -6,7 +6,14 @@ from core import labels
 from core.forms import ApiErrorsMixin
 
 from .. import choices
-from .api_form import NATIONAL_ID_FIELDS, ApiForm, check_document_dates, check_national_id_triple, paths
+from .api_form import (
+    NATIONAL_ID_FIELDS,
+    ApiForm,
+    check_document_dates,
+    check_document_type,
+    check_national_id_triple,
+    paths,
+)
 from .fields import (
     DocumentField,
     MaskedIdInput,
@@ -72,10 +79,9 @@ class IdentityDocumentForm(ApiForm):
     def clean(self):
         data = super().clean()
         check_document_dates(self, "document_issued", "document_expires")
-        has_image = any(data.get(n) for n in ("front_image", "back_image"))
-        if has_image and not data.get("document_type"):
-            # The API reviews images of a GOVERNMENT_ID: say so rather than guess.
-            self.add_error("document_type", "Choose the document type of these images (usually Government ID).")
+        # The API reviews images of a GOVERNMENT_ID: say so rather than guess.
+        message = "Choose the document type of these images (usually Government ID)."
+        check_document_type(self, "document_type", ["front_image", "back_image"], message)
         return data
 
 

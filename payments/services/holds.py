@@ -55,11 +55,12 @@ def held_words(account: PaymentAccount) -> str:
     )
 
 
-def refuse_held(*, actor, account_ids, action: str, target_kind: str, target_id: str, lock: bool = False) -> None:
-    """Raise AccountHeld when one of the accounts `account_ids` is held, after a denied audit
-    event of `action`. With `lock`, the accounts are read under their row locks (the decision
-    an execute makes under its claim: a hold being set meanwhile is waited for and seen)."""
-    ids = sorted({i for i in account_ids if i})
+def refuse_held(*, actor, moving, action: str, target_kind: str, target_id: str, lock: bool = False) -> None:
+    """Raise AccountHeld when the source or destination account of `moving` (a quote, or a
+    quote's or a rule's terms) is held, after a denied audit event of `action`. With `lock`, the
+    accounts are read under their row locks (the decision an execute makes under its claim: a
+    hold being set meanwhile is waited for and seen)."""
+    ids = sorted({i for i in (moving.source_account_id, moving.destination_account_id) if i})
     if not ids:
         return
     rows = PaymentAccount.objects.filter(account_id__in=ids).order_by("pk")
@@ -86,25 +87,14 @@ def refuse_held(*, actor, account_ids, action: str, target_kind: str, target_id:
 def refuse_held_execute(*, actor, quote: Quote, lock: bool = False) -> None:
     """refuse_held for the execute of `quote` (asked for approval, or sent: `lock`)."""
     refuse_held(
-        actor=actor,
-        account_ids=[quote.source_account_id, quote.destination_account_id],
-        action="quote.execute",
-        target_kind="quote",
-        target_id=quote.quote_id,
-        lock=lock,
+        actor=actor, moving=quote, action="quote.execute", target_kind="quote", target_id=quote.quote_id, lock=lock
     )
 
 
 def refuse_held_rule(*, actor, template: dict, trigger: dict, action: str, target_kind: str, target_id: str) -> None:
     """refuse_held for an automation rule's accounts (its template and trigger as the API takes them)."""
     terms = RuleTerms.from_api(template, trigger)
-    refuse_held(
-        actor=actor,
-        account_ids=[terms.source_account_id, terms.destination_account_id],
-        action=action,
-        target_kind=target_kind,
-        target_id=target_id,
-    )
+    refuse_held(actor=actor, moving=terms, action=action, target_kind=target_kind, target_id=target_id)
 
 
 def _executes_in_flight(account: PaymentAccount) -> list[str]:
@@ -130,6 +120,14 @@ def _details(approval: ApprovalRequest, actor, account: PaymentAccount) -> dict:
     }
 
 
+def _save_hold(actor, account: PaymentAccount, action: str, details: dict) -> None:
+    """The account's hold fields as set (or cleared) just now, saved and audited as `action`."""
+    account.save(update_fields=["held_at", "held_by", "hold_reason", "hold_approval"])
+    audit_record(
+        actor=actor, action=action, target_kind="payment_account", target_id=account.account_id, details=details
+    )
+
+
 def account_hold_apply(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]:
     """The write of an approved ACCOUNT_HOLD (registered with approval_writes): the account is
     held, in the request's move to executed, and audited once. Held already: nothing to do.
@@ -145,14 +143,7 @@ def account_hold_apply(*, actor, approval: ApprovalRequest) -> tuple[dict, dict]
         )
     account.held_at, account.held_by = timezone.now(), approval.maker
     account.hold_reason, account.hold_approval = approval.payload["reason"], approval
-    account.save(update_fields=["held_at", "held_by", "hold_reason", "hold_approval"])
-    audit_record(
-        actor=actor,
-        action="payment_account.hold",
-        target_kind="payment_account",
-        target_id=account.account_id,
-        details={**details, "reason": account.hold_reason},
-    )
+    _save_hold(actor, account, "payment_account.hold", {**details, "reason": account.hold_reason})
     return details, {}
 
 
@@ -163,14 +154,9 @@ def account_release_apply(*, actor, approval: ApprovalRequest) -> tuple[dict, di
     details = _details(approval, actor, account)
     if not account.is_held:
         return details, {}
-    held_since = account.held_at
+    reason, held_since = approval.payload["reason"], account.held_at
     account.held_at, account.held_by, account.hold_reason, account.hold_approval = None, None, "", None
-    account.save(update_fields=["held_at", "held_by", "hold_reason", "hold_approval"])
-    audit_record(
-        actor=actor,
-        action="payment_account.release",
-        target_kind="payment_account",
-        target_id=account.account_id,
-        details={**details, "reason": approval.payload["reason"], "heldSince": held_since.isoformat()},
+    _save_hold(
+        actor, account, "payment_account.release", {**details, "reason": reason, "heldSince": held_since.isoformat()}
     )
     return details, {}

@@ -50,11 +50,7 @@ def quote_again(*, actor, quote: Quote) -> Quote:
 
 def _quote_post(*, actor, customer: Customer, terms: QuoteTerms, body: dict, correlation_id: str | None = None):
     refuse_held(
-        actor=actor,
-        account_ids=[terms.source_account_id, terms.destination_account_id],
-        action="quote.create",
-        target_kind="customer",
-        target_id=customer.customer_id,
+        actor=actor, moving=terms, action="quote.create", target_kind="customer", target_id=customer.customer_id
     )
 
     def store(answer: api.Quote) -> Quote:

@@ -1,6 +1,8 @@
 """Automation rules: list per customer and source account; create and edit (admin), each a
 request another manage_rules holder approves."""
 
+import functools
+
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -98,32 +100,28 @@ def _create_automation_rule(request):
     """Rules move money on their own: the rule is written upstream only when another person
     holding manage_rules approves the request made here (payments.services.approvals)."""
     form = AutomationRuleForm(request.POST)
+
+    def ask(**fields):
+        return approval_request_rule_create(customer_id=form.cleaned_data["customer_id"].strip(), **fields)
+
+    return _ask_approval(request, form, ask)
+
+
+def _ask_approval(request, form, ask, rule=None):
+    """With `form` valid, the request `ask(actor=, name=, template=, trigger=)` makes (a new rule,
+    or the change of `rule`), its page next; else the form again, with its errors or the hold of
+    an account that refuses the request."""
     if form.is_valid():
-        return _ask_approval(
-            request,
-            form,
-            lambda: approval_request_rule_create(
-                actor=request.user,
-                name=form.cleaned_data["name"],
-                customer_id=form.cleaned_data["customer_id"].strip(),
-                template=form.template(),
-                trigger=form.trigger(),
-            ),
-            f"Rule “{form.cleaned_data['name']}” waits for approval by another person.",
-        )
-    return _render_form(request, form)
-
-
-def _ask_approval(request, form, ask, done: str, rule=None):
-    """The request `ask()` makes, its page next; or the form again with the hold of an account
-    that refuses it."""
-    try:
-        approval = ask()
-    except AccountHeld as exc:
-        form.add_error(None, str(exc))
-        return _render_form(request, form, rule)
-    messages.success(request, done)
-    return redirect("payments-view-approval-request", pk=approval.pk)
+        name = form.cleaned_data["name"]
+        try:
+            approval = ask(actor=request.user, name=name, template=form.template(), trigger=form.trigger())
+        except AccountHeld as exc:
+            form.add_error(None, str(exc))
+        else:
+            what = f"The change to “{rule.name}”" if rule else f"Rule “{name}”"
+            messages.success(request, f"{what} waits for approval by another person.")
+            return redirect("payments-view-approval-request", pk=approval.pk)
+    return _render_form(request, form, rule)
 
 
 @role_required("manage_rules")
@@ -141,18 +139,4 @@ def edit_automation_rule(request, pk):
 def _update_automation_rule(request, rule: AutomationRule):
     """As for a new rule, the change waits for another person's approval."""
     form = AutomationRuleForm(request.POST, initial=AutomationRuleForm.initial_from(rule), editing=True)
-    if form.is_valid():
-        return _ask_approval(
-            request,
-            form,
-            lambda: approval_request_rule_change(
-                actor=request.user,
-                rule=rule,
-                name=form.cleaned_data["name"],
-                template=form.template(),
-                trigger=form.trigger(),
-            ),
-            f"The change to “{rule.name}” waits for approval by another person.",
-            rule,
-        )
-    return _render_form(request, form, rule)
+    return _ask_approval(request, form, functools.partial(approval_request_rule_change, rule=rule), rule)
