@@ -13,8 +13,7 @@ class MonitoringConfig(AppConfig):
 
         from .models import AlertDecision, RuleKind
         from .receivers import queue_evaluation
-        from .services import make_version_live, put_back_draft
-        from .views import ACTION_LABELS
+        from .services import ACTION_LABELS, make_version_live, put_back_draft
 
         mirror_changed.connect(queue_evaluation, dispatch_uid="monitoring.queue_evaluation")
         # A rule goes live through payments' four-eyes: approving its request makes it live.

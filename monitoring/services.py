@@ -24,6 +24,20 @@ from payments.services.approvals import (
 from .models import Alert, AlertDecision, AlertKind, AlertStatus, MonitoringRule, RuleStatus, RuleVersion
 from .rules import NOT_COUNTED, clean_params, describe, detect
 
+# The audit log's words for monitoring's actions (core.labels.ACTION).
+ACTION_LABELS = {
+    "monitoring.rule_create": "Drafted a monitoring rule",
+    "monitoring.rule_edit": "Drafted a new version of a monitoring rule",
+    "monitoring.rule_submit": "Submitted a monitoring rule for approval",
+    "monitoring.rule_withdraw": "Withdrew a monitoring rule from approval",
+    "monitoring.rule_approve": "Approved a monitoring rule",
+    "monitoring.rule_pause": "Paused a monitoring rule",
+    "monitoring.rule_resume": "Resumed a monitoring rule",
+    "monitoring.backtest": "Backtested a monitoring rule",
+    "monitoring.alert_decide": "Decided a monitoring alert",
+    "monitoring.list_import": "Imported a watch list",
+}
+
 # --- Evaluation ----------------------------------------------------------------------------------
 
 
