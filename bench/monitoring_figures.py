@@ -466,8 +466,8 @@ def main():
     from celery import current_app
 
     from monitoring import backtest
+    from monitoring.detection import detect
     from monitoring.models import Backtest, MonitoringRule, RuleKind, WatchList
-    from monitoring.rules import detect
     from monitoring.screening import name_index
     from monitoring.services import evaluate_transactions, live_versions
     from monitoring.tasks import evaluate_due_transactions, rescreen_mirror

@@ -21,8 +21,9 @@ from customers.models import Customer
 from payments.models import PaymentAccount, Transaction
 from payments.rails import CHAINS, RAILS
 
+from .detection import bucket
 from .models import Backtest, RuleKind
-from .rules import NOT_COUNTED, band_floor, bucket, threshold_of, usd
+from .rules import NOT_COUNTED, band_floor, threshold_of, usd
 
 SAMPLE = 10
 CHUNKS = 20

@@ -21,8 +21,9 @@ from payments.services.approvals import (
     approval_withdraw,
 )
 
+from .detection import detect
 from .models import Alert, AlertDecision, AlertKind, AlertStatus, MonitoringRule, RuleStatus, RuleVersion
-from .rules import NOT_COUNTED, clean_params, describe, detect
+from .rules import NOT_COUNTED, clean_params, describe
 
 # The audit log's words for monitoring's actions (core.labels.ACTION).
 ACTION_LABELS = {
