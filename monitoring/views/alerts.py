@@ -185,11 +185,3 @@ def hold_alert_account(request, pk, account_pk):
     ask = partial(alert_account_hold, user=request.user, alert=alert, account=account)
     back = reverse("monitoring-view-alert", args=[alert.pk])
     return ask_about_hold(request, ask, back=back, refusals=(NotAllowed,))
-
-
-# --- Rules -----------------------------------------------------------------------------------------
-
-
-# The rules list's 30 days of hits per rule count a month of alerts (30-40 ms for 90,000): kept
-# for a minute under the alerts' version (their newest id and newest decision, read from two
-# indexes), so that a new or a decided alert counts at once and the month slides within a minute.
