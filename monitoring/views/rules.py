@@ -35,7 +35,7 @@ from ..services import (
     waiting_version,
 )
 
-# The rules list's 30 days of hits per rule count a month of alerts (30-40 ms for 90,000): kept
+# The rules list's 30 days of hits per rule count a month of alerts (docs/benchmarks.md): kept
 # for a minute under the alerts' version (their newest id and newest decision, read from two
 # indexes), so that a new or a decided alert counts at once and the month slides within a minute.
 RULE_HITS_SECONDS = 60
