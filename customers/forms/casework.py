@@ -21,8 +21,8 @@ def colleagues():
     )
 
 
-# Read by the queue's filter form on every page: the ORM compiled its five joins each time
-# (0.5 ms of the page's processor), here once.
+# Read by the queue's filter form on every page: the ORM compiled its five joins each time,
+# here once (docs/benchmarks.md).
 _COLLEAGUE_NAMES = CompiledQuery(lambda: colleagues().values_list("pk", "username"))
 
 

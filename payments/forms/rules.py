@@ -18,7 +18,7 @@ from .fields import AmountField, CustomerPicker, FieldsetsMixin
 from .transactions import account_label
 
 
-# Remembered: cron-descriptor reads its translations on every call (~0.2 ms), a list of 50
+# Remembered: cron-descriptor reads its translations on every call, a list of 50
 # rules said the same few schedules 50 times, and the words depend only on the expression.
 @functools.lru_cache(maxsize=1024)
 def describe_cron(expression: str) -> str:
