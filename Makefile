@@ -74,7 +74,7 @@ PYTEST := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycach
 TEST_WORKERS ?= $(shell python3 -c 'import os; print(min(4, len(os.sched_getaffinity(0)) + 1))' 2>/dev/null || echo 2)
 
 test: $(DEV) chromium lint
-	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal
+	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal --durations=15
 
 # The everyday loop: lint, the import contracts and the fast tests of the back-office's apps.
 # One process: workers measured no faster here (docs/operations.md, "Test suite").

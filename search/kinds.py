@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Concat
 from django.urls import reverse
 from django.utils import timezone
 
@@ -109,7 +110,10 @@ def customer_ways(q: Query, limit: int) -> list[QuerySet]:
         # Words inside a name, only when nothing starts with what was typed: each NOT EXISTS is
         # one of the ways above (an index range, one row read), decided before the trigram scan.
         nothing_starts = [~Exists(way.values("pk")) for way in ways]
-        bounded.append(base.filter(*nothing_starts, name__icontains=q.text)[:limit])
+        inside = base.filter(*nothing_starts, name__icontains=q.rarest_word)
+        if q.rarest_word != q.text:  # the whole text, checked on the rows the index found
+            inside = inside.alias(whole=Concat("name", Value(""))).filter(whole__icontains=q.text)
+        bounded.append(inside[:limit])
     return bounded
 
 

@@ -39,6 +39,7 @@ def records():
     [
         "Ada Lov",  # a name's start
         "Lovelace",  # a word inside a name
+        "da Lovelace",  # words inside a name: the index reads the rarest, the rest is checked
         "ada@example.com",  # an e-mail
         "c0ffee11",  # an id's start (every kind)
         "7e570000-0000-4000-8000-000000000001",  # a full id

@@ -63,6 +63,26 @@ def test_a_customer_is_found_by_name_word_e_mail_and_id_start(admin, ada, typed)
     assert "Active" in page  # the status in words
 
 
+def test_words_inside_a_name_are_found_whole_not_by_their_rarest_word_alone(admin):
+    """The index looks for the rarest word ("501234": a digit), the whole text is checked
+    after: a name holding that word alone is not a match."""
+    wanted = CustomerFactory(name="Customer 501234")
+    CustomerFactory(name="Supplier 501234")
+    page = found(admin, "ustomer 501234")
+    assert reverse("customers-view-customer", args=[wanted.customer_id]) in page
+    assert "Supplier 501234" not in page
+
+
+@pytest.mark.parametrize(
+    ("typed", "rarest"),
+    [("ustomer 501234", "501234"), ("da lovelace", "lovelace"), ("ovelace", "ovelace"), ("a b7 cc", "b7")],
+)
+def test_the_rarest_word_is_one_with_a_digit_else_the_longest(typed, rarest):
+    from search.query import Query
+
+    assert Query.parse(typed).rarest_word == rarest
+
+
 def test_a_customer_s_full_id_opens_their_page(admin, ada):
     assert jumps(admin, ada.customer_id) == reverse("customers-view-customer", args=[ada.customer_id])
     assert jumps(admin, f"  {ada.customer_id} ") == reverse("customers-view-customer", args=[ada.customer_id])
