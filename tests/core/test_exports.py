@@ -15,6 +15,7 @@ from tests.factories import (
     AuditEventFactory,
     CustomerFactory,
     PaymentAccountFactory,
+    TransactionFactory,
     VerificationIssueFactory,
     WebhookEventFactory,
 )
@@ -210,3 +211,26 @@ def test_the_database_applies_the_formula_rule_to_every_first_character(client_a
     (record,) = records_of(response)
     assert record["name"] == cell == formula_safe(name)
     assert record["issues"] == "'=HYPERLINK"
+
+
+def test_an_export_leaves_the_connections_settings_as_it_found_them(client_as):
+    """The COPY runs with PostgreSQL's JIT off, and the setting is reset after the download, so
+    the connection's later queries keep the server's default."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the JIT setting is PostgreSQL's")
+    for _ in range(3):
+        TransactionFactory()
+    client = client_as("auditor")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        before = cursor.fetchone()[0]
+    with CaptureQueriesContext(connection) as captured:
+        assert len(rows_of(client.get(reverse("payments-export-transactions")))) == 4
+    statements = [query["sql"] for query in captured.captured_queries]
+    assert statements[-2:] == ["SET jit = off", "RESET jit"]  # the COPY runs between them
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == before
