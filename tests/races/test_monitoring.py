@@ -174,3 +174,70 @@ def test_a_pause_racing_the_approval_of_a_new_version_keeps_both(racing, make_st
     assert _successes("monitoring.rule_pause") == 1
     # Two approvals: the first version's (set-up) and this one.
     assert _successes("monitoring.rule_approve") == 2
+
+
+def test_two_evaluate_due_runs_at_once_evaluate_each_change_once():
+    """Beat may start a run while another is under way (or two workers take one each): one run
+    evaluates the marked transactions, the other leaves it the work, and each raises its alert
+    once with no mark left behind."""
+    from django.utils import timezone
+
+    from monitoring.tasks import evaluate_due_transactions
+    from payments.models import Transaction
+    from tests.monitoring.helpers import customer, live_rule, tx
+
+    live_rule(RuleKind.LARGE_TRANSFER, min_usd="20")
+    marked = [tx(customer(), 30 + i) for i in range(12)]
+    Transaction.objects.filter(pk__in=[t.pk for t in marked]).update(evaluation_due_at=timezone.now())
+    evaluated = []
+
+    _together(*[lambda _i: evaluated.append(evaluate_due_transactions())] * 2, rounds=1)
+
+    assert sorted(evaluated) == [0, 12]
+    assert Alert.objects.filter(kind=AlertKind.MONITORING).count() == 12
+    assert not Transaction.objects.filter(evaluation_due_at__isnull=False).exists()
+
+
+def test_changes_landing_while_the_rules_run_are_all_evaluated():
+    """A webhook's upsert marks a transaction again while a run evaluates: its mark survives the
+    run's clearing, and the next run evaluates that change; nothing is left due at the end."""
+    import datetime as dt
+
+    from monitoring.tasks import evaluate_due_transactions
+    from payments.models import Transaction
+    from payments.upserts import transactions_upsert
+    from paymentsapi import types as api
+    from tests.monitoring.helpers import customer, live_rule
+    from upstream.mirrored import Source
+
+    # Only each transaction's last copy (41-44 USD, rounds 16-19) reaches the rule's 41 USD: an
+    # alert per transaction proves its last change was evaluated, not cleared unseen.
+    live_rule(RuleKind.LARGE_TRANSFER, min_usd="41")
+    someone = customer()
+    start = dt.datetime.now(dt.UTC)
+
+    def change(i: int) -> None:
+        updated = (start + dt.timedelta(seconds=i)).isoformat()
+        item = api.Transaction.model_validate(
+            {
+                "transactionId": f"tx-race-{i % 4}",
+                "customerId": someone.customer_id,
+                "transactionStatus": "AWAITING_TRANSFER",
+                "source": {
+                    "sourceCurrency": {"label": "USD"},
+                    "sourcePaymentMethod": "ACH",
+                    "sourceAmount": f"{25 + i}.00",
+                },
+                "destination": {"destinationCurrency": {"label": "USDC"}, "destinationPaymentMethod": "BASE"},
+                "createdAt": start.isoformat(),
+                "updatedAt": updated,
+            }
+        )
+        transactions_upsert(items=[item], seen_by=Source.WEBHOOK)
+
+    _together(change, lambda _i: evaluate_due_transactions(), rounds=20)
+    evaluate_due_transactions()
+
+    assert not Transaction.objects.filter(evaluation_due_at__isnull=False).exists()
+    assert Transaction.objects.filter(transaction_id__startswith="tx-race-").count() == 4
+    assert Alert.objects.filter(kind=AlertKind.MONITORING).count() == 4
