@@ -18,7 +18,19 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Value
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Concat
 from django.urls import reverse
@@ -42,6 +54,7 @@ ACCOUNT_ADDRESS_SQL = "lower(\"details\" -> 'address' ->> 'address')"
 # or id starts with what was typed, and only from this many letters (a trigram index, whose
 # cost grows with how common the typed letters' trigrams are: a last resort, not a first way).
 WORD_MIN = 3
+WORD_CANDIDATES = 2000
 # A quote made outside the back-office is found by its whole id only (this long at least: a
 # UUID has 36 characters), from the transaction that used it.
 FULL_ID = 20
@@ -110,11 +123,35 @@ def customer_ways(q: Query, limit: int) -> list[QuerySet]:
         # Words inside a name, only when nothing starts with what was typed: each NOT EXISTS is
         # one of the ways above (an index range, one row read), decided before the trigram scan.
         nothing_starts = [~Exists(way.values("pk")) for way in ways]
-        inside = base.filter(*nothing_starts, name__icontains=q.rarest_word)
-        if q.rarest_word != q.text:  # the whole text, checked on the rows the index found
-            inside = inside.alias(whole=Concat("name", Value(""))).filter(whole__icontains=q.text)
+        # The names holding the rarest word, by the trigram index when few names hold it, else
+        # by the primary key (a common word is dense: its first names come early); the planner
+        # picks by its estimate. With more words, the whole text is checked on the first
+        # WORD_CANDIDATES of them only: at most that many rows are read, as the review queue's
+        # search stops at its candidates.
+        inside = base.filter(*nothing_starts, name__icontains=q.rarest_word).order_by("pk")
+        if q.rarest_word != q.text:
+            candidates = inside.values("pk")[:WORD_CANDIDATES]
+            inside = base.filter(_one_of(candidates)).alias(whole=Concat("name", Value("")))
+            inside = inside.filter(whole__icontains=q.text)
         bounded.append(inside[:limit])
     return bounded
+
+
+class _KeyAmong(Func):
+    """key = ANY(ARRAY(subquery)): the subquery's "(SELECT ...)" completes the ARRAY."""
+
+    arg_joiner = " = ANY(ARRAY"
+    template = "%(expressions)s)"
+    output_field = BooleanField()
+
+
+def _one_of(rows: QuerySet):
+    """The rows whose key is one of `rows`' keys, looked up one by one by key. On PostgreSQL as
+    `= ANY(ARRAY(...))`, a condition of the key's index: an IN would let the planner walk the
+    whole key to meet them (a merge or hash join)."""
+    if connection.vendor == "postgresql":
+        return _KeyAmong(F("pk"), Subquery(rows))
+    return Q(pk__in=rows)
 
 
 def customer_hits(q: Query, found: list[list[dict]], limit: int) -> list[Hit]:

@@ -32,12 +32,13 @@ class Query:
 
     @property
     def rarest_word(self) -> str:
-        """The word a trigram index finds fewest rows for: one with a digit (few names hold
-        it), else the longest. The index then reads that word's trigrams only, and the whole
-        text is checked on the few rows it finds; all of a common word's trigrams ("ustomer" in
-        a million "Customer N") would be read and intersected instead."""
+        """The word a trigram index finds fewest rows for: of the words it can look up (three
+        letters at least: a trigram), one with a digit (few names hold it), else the longest.
+        The index then reads that word's trigrams only, and the whole text is checked on the
+        rows it finds; all of a common word's trigrams ("ustomer" in a million "Customer N")
+        would be read and intersected instead."""
         words = self.text.split()
-        return max(words, key=lambda word: (any(c.isdigit() for c in word), len(word)), default="")
+        return max(words, key=lambda word: (len(word) >= 3, any(c.isdigit() for c in word), len(word)), default="")
 
     @property
     def has_at(self) -> bool:
