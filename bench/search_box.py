@@ -174,7 +174,7 @@ def main():
     from django.db import connection
     from django.test import Client
     from django.urls import reverse
-    from sweep import build
+    from sweep_data import build
 
     from core.roles import sync_role_groups
     from customers.models import Customer

@@ -60,8 +60,12 @@ def available_payment_methods(customer: Customer) -> list[str]:
 
 
 def verification_link(request, customer: Customer) -> str:
-    """{forms_url}/verify/<token>, {forms_url} being {base_url}/forms of this very request."""
-    return request.build_absolute_uri(f"{reverse('sandbox-index')}forms/verify/{customer.verification_token}")
+    """{forms_url}/verify/<token>, {forms_url} being {base_url}/forms of this very request
+    (worked out once per request: a page lists a hundred customers)."""
+    base = getattr(request, "_sandbox_verify_base", None)
+    if base is None:
+        base = request._sandbox_verify_base = request.build_absolute_uri(f"{reverse('sandbox-index')}forms/verify/")
+    return base + customer.verification_token
 
 
 # --- Requests ----------------------------------------------------------------------------------
