@@ -25,7 +25,7 @@ REASON = "Ada Lovelace is the listed person (same birth date): hold until the pr
 
 
 def test_an_admin_holds_a_true_matchs_account_a_second_approves_and_a_quote_from_it_is_refused(
-    page, browser, live_server, sandbox, customer, make_staff, screenshot
+    page, new_context, live_server, sandbox, customer, make_staff, screenshot
 ):
     watchlist = WatchList.objects.create(name="OFAC SDN", format=WatchList.Format.OPENSANCTIONS)
     importers.import_entries(watchlist, importers.read_files("", main=LIST.encode()))
@@ -52,7 +52,7 @@ def test_an_admin_holds_a_true_matchs_account_a_second_approves_and_a_quote_from
     assert not PaymentAccount.objects.get(pk=bank.pk).is_held
 
     # A second admin, in a browser of their own.
-    context = browser.new_context()
+    context = new_context()
     checker = context.new_page()
     make_staff("admin", "bruno")
     log_in(checker, live_server, "bruno")
@@ -77,7 +77,7 @@ def test_an_admin_holds_a_true_matchs_account_a_second_approves_and_a_quote_from
     screenshot("held")
 
     # An operations user quotes from the held account: refused, with the hold's words.
-    quotes = browser.new_context()
+    quotes = new_context()
     operations = quotes.new_page()
     make_staff("operations", "otto")
     log_in(operations, live_server, "otto")

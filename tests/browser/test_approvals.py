@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_a_large_execute_waits_for_a_second_operations_user(
     page,
-    browser,
+    new_context,
     live_server,
     make_staff,
     sandbox,
@@ -27,7 +27,7 @@ def test_a_large_execute_waits_for_a_second_operations_user(
     assert not Transaction.objects.exists()
 
     # A second operations user, in a browser of their own.
-    context = browser.new_context()
+    context = new_context()
     checker = context.new_page()
     make_staff("operations", "pavel")
     log_in(checker, live_server, "pavel")

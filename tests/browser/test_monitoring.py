@@ -20,7 +20,7 @@ from upstream.mirrored import Source
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def _approved_in_the_browser(browser, live_server, make_staff, screenshot):
+def _approved_in_the_browser(new_context, live_server, make_staff, screenshot):
     """A structuring rule an admin drafted and submitted, approved by a second admin on the
     "Waiting for approval" page, as any four-eyes request is."""
     maker = make_staff("admin", "mona")
@@ -28,7 +28,7 @@ def _approved_in_the_browser(browser, live_server, make_staff, screenshot):
     rule = rule_create(user=maker, name="Split payments", kind=RuleKind.STRUCTURING, params=params)
     rule_submit(user=maker, rule=rule)
     make_staff("admin", "adam")
-    context = browser.new_context()
+    context = new_context()
     checker = context.new_page()
     log_in(checker, live_server, "adam")
     follow(checker, nav_link(checker, "Payments", "Waiting for approval"))
@@ -48,10 +48,10 @@ def _approved_in_the_browser(browser, live_server, make_staff, screenshot):
 
 
 def test_a_reviewer_decides_a_structuring_alert_and_sees_it_in_the_audit_log(
-    page, browser, live_server, sandbox, customer, make_staff, settings, screenshot
+    page, new_context, live_server, sandbox, customer, make_staff, settings, screenshot
 ):
     settings.APPROVAL_THRESHOLD_USD = Decimal("100")
-    rule = _approved_in_the_browser(browser, live_server, make_staff, screenshot)
+    rule = _approved_in_the_browser(new_context, live_server, make_staff, screenshot)
     reviewer = make_staff("compliance", "rita")
     reviewer.groups.add(Group.objects.get(name="auditor"))
     client = get_client()

@@ -12,9 +12,9 @@ from tests.browser.nav import ask_for_approval, follow, log_in
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_checkers_bell_rises_and_leads_to_the_request(page, browser, live_server, make_staff, customer):
+def test_the_checkers_bell_rises_and_leads_to_the_request(page, new_context, live_server, make_staff, customer):
     make_staff("operations", "pavel")
-    context = browser.new_context()
+    context = new_context()
     checker = context.new_page()
     log_in(checker, live_server, "pavel")
     expect(checker.locator("#bell-count")).to_have_text("0")

@@ -19,7 +19,7 @@ BROWSER_ROUND_TRIP = 10
 
 
 def test_admin_adds_a_member_who_sets_a_password_and_enrols_totp(
-    page, browser, live_server, make_staff, settings, screenshot
+    page, new_context, live_server, make_staff, settings, screenshot
 ):
     settings.STAFF_MFA_REQUIRED = True
     admin_secret = generate_totp_secret()
@@ -45,7 +45,7 @@ def test_admin_adds_a_member_who_sets_a_password_and_enrols_totp(
     screenshot("link")
 
     # The member, in a browser of their own.
-    member = browser.new_context().new_page()
+    member = new_context().new_page()
     member.goto(link)
     member.get_by_label("New Password:", exact=True).fill("a long password for the newcomer")
     member.get_by_label("New Password (again):").fill("a long password for the newcomer")
