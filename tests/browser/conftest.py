@@ -34,23 +34,6 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture
-def new_context(browser):
-    """new_context() -> a browser context of its own (a second member's browser), closed when
-    the test ends, passed or failed. One left open keeps its pages polling the live server
-    after the test: their requests, answered while a later test of the same worker runs, would
-    land in that test's responses (the test client gathers every template rendered meanwhile)."""
-    contexts = []
-
-    def make(**options):
-        contexts.append(browser.new_context(**options))
-        return contexts[-1]
-
-    yield make
-    for context in contexts:
-        context.close()
-
-
-@pytest.fixture
 def screenshot(page, request):
     """screenshot("step") saves the page as test-results/screenshots/<test>-<step>.png;
     screenshot("step", docs="name.png") also makes it the README's docs/screenshots/name.png
