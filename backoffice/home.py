@@ -42,7 +42,6 @@ LATEST_AUDIT_EVENTS = 10
 DECISION_SERIES = [("Approved", "url(#pattern-approved)"), ("Rejected", "url(#pattern-rejected)")]
 # The order of the needs-a-person statuses on the page: CREATED counts once it waited too long.
 QUEUE_STATUSES = [*NEEDS_PERSON, CustomerStatus.CREATED]
-STATUS_LABELS = dict(CustomerStatus.choices)
 # The circuit breaker's states (upstream.client), in words and as a badge.
 BREAKER_BADGES = {
     "closed": ("ok", "calls go through"),
@@ -174,7 +173,7 @@ def compliance_section(*, user, snapshot: Snapshot | None, now: dt.datetime, fig
     if snapshot:
         data = snapshot.data
         context["needs_person"] = [
-            Figure(STATUS_LABELS[s], data["needs_person"].get(s, 0), _url(queue, view="queue", status=s))
+            Figure(labels.label(labels.STATUS, s), data["needs_person"].get(s, 0), _url(queue, view="queue", status=s))
             for s in QUEUE_STATUSES
         ]
         context["needs_person"].append(
