@@ -26,6 +26,7 @@ from .models import (
     TransactionStatus,
 )
 from .rails import CHAIN_TOKENS, CHAINS, RAIL_CURRENCY
+from .terms import currency_label
 
 
 @dataclass(frozen=True)
@@ -37,27 +38,21 @@ class AccountOptions:
     is_crypto: bool
 
 
-def _label(currency) -> str:
-    if isinstance(currency, dict):
-        return currency.get("label") or currency.get("contractAddress") or ""
-    return currency or ""
-
-
 def account_options(account: PaymentAccount) -> AccountOptions:
     """The methods and currencies the API accepts for this account (sandbox-payments.md, Quotes)."""
     details = account.details or {}
     kind = account.account_type
     if kind == "EXTERNAL_BANK_ACCOUNT":
         method = details.get("bankAccountPaymentMethod") or "ACH"
-        return AccountOptions([method], [_label(details.get("bankAccountCurrency")) or "USD"], False)
+        return AccountOptions([method], [currency_label(details.get("bankAccountCurrency")) or "USD"], False)
     if kind in ("EXTERNAL_CRYPTO_WALLET", "SERVICE_CRYPTO_WALLET"):
         chain = (details.get("address") or {}).get("chain") or details.get("chain") or ""
         if kind == "EXTERNAL_CRYPTO_WALLET":
-            currencies = [_label(details.get("currency"))]
+            currencies = [currency_label(details.get("currency"))]
         else:
             currencies = CHAIN_TOKENS.get(chain, [])
         return AccountOptions([chain] if chain else [], [c for c in currencies if c], True)
-    currency = _label(details.get("currency"))
+    currency = currency_label(details.get("currency"))
     methods = details.get("supportedPaymentMethods") or [r for r, c in RAIL_CURRENCY.items() if c == currency]
     return AccountOptions(list(methods), [currency] if currency else [], False)
 

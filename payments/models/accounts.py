@@ -6,6 +6,8 @@ from django.db import models
 from core import labels
 from upstream.mirrored import MirroredModel
 
+from ..terms import currency_label
+
 MONEY = {"max_digits": 38, "decimal_places": 18}
 
 
@@ -24,11 +26,6 @@ ACCOUNT_TYPE_LABELS = {
 }
 # A customer in one of these statuses gets no new payment account (the API refuses them).
 NO_NEW_ACCOUNT_STATUSES = ("REJECTED", "DEACTIVATED")
-
-
-def _label(currency) -> str:
-    """A currency object's label; a plain string (as in requests) as it is."""
-    return currency.get("label", "") if isinstance(currency, dict) else str(currency or "")
 
 
 class PaymentAccount(MirroredModel):
@@ -115,15 +112,15 @@ class PaymentAccount(MirroredModel):
         details = self.details if isinstance(self.details, dict) else {}
         if details.get("bankAccountCurrency"):
             method = details.get("bankAccountPaymentMethod")
-            return _label(details["bankAccountCurrency"]) + (
+            return currency_label(details["bankAccountCurrency"]) + (
                 f" · {labels.label(labels.METHOD, method)}" if method else ""
             )
         if details.get("address"):
             address = details["address"]
             chain = labels.label(labels.METHOD, address.get("chain", "")) if isinstance(address, dict) else ""
-            currency = _label(details.get("currency"))
+            currency = currency_label(details.get("currency"))
             return f"{currency} on {chain}" if currency else chain
         if details.get("currency"):
-            targets = ", ".join(_label(c) for c in details.get("supportedDestinationCurrencies") or [])
-            return _label(details["currency"]) + (f" → {targets}" if targets else "")
+            targets = ", ".join(currency_label(c) for c in details.get("supportedDestinationCurrencies") or [])
+            return currency_label(details["currency"]) + (f" → {targets}" if targets else "")
         return "—"
