@@ -80,9 +80,9 @@ def hold_lock(name: str, *, ttl: dt.timedelta):
 
 
 class _Lease:
-    """`extend()` after each step of long work: the lock is renewed once a tenth of its `ttl`
-    has passed since it was last set (a sync calls it for each page, a thousand times for
-    100,000 customers), so that a live holder's lock never comes within nine tenths of lapsing."""
+    """`extend()` after each step of long work (a sync calls it for each page): the lock is
+    renewed once a tenth of its `ttl` has passed since it was last set, so that a live holder's
+    lock never comes within nine tenths of lapsing."""
 
     def __init__(self, name, holder, ttl):
         self.name, self.holder, self.ttl = name, holder, ttl

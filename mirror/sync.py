@@ -86,8 +86,8 @@ class _Statistics:
     server without autovacuum) keeps a full-scan plan, and each page then costs as much as the
     table is large. So once the rows made since the last ANALYZE reach those it knew of (the
     table has doubled, and by MIN_ROWS at least), the table and those that point at it are
-    analysed again: an estimate is never more than twice off, and a sync of 100,000 customers
-    analyses seven times (a quarter's growth took eighteen, 7 % of its time; docs/benchmarks.md)."""
+    analysed again: an estimate is never more than twice off, and the rounds stay few as the
+    table grows (their cost: docs/benchmarks.md, "exports and sync on a faster machine")."""
 
     MIN_ROWS = 1000
     SHARE = 1.0

@@ -41,7 +41,7 @@ from customers.models import Customer
 from payments.models import AutomationRule, PaymentAccount, Quote, Transaction
 from payments.templatetags.tx_display import amount
 
-from .query import Query
+from .query import TRIGRAM, Query
 
 # The end of an account's number (the mask "****6789") or of its wallet address, reversed and
 # lower-cased: its start is what staff typed last. The same text builds the index
@@ -53,7 +53,7 @@ ACCOUNT_ADDRESS_SQL = "lower(\"details\" -> 'address' ->> 'address')"
 # Words inside a name ("Lovelace" in "Ada Lovelace") are looked for only when no name, e-mail
 # or id starts with what was typed, and only from this many letters (a trigram index, whose
 # cost grows with how common the typed letters' trigrams are: a last resort, not a first way).
-WORD_MIN = 3
+WORD_MIN = TRIGRAM
 WORD_CANDIDATES = 2000
 # A quote made outside the back-office is found by its whole id only (this long at least: a
 # UUID has 36 characters), from the transaction that used it.

@@ -10,6 +10,8 @@ _ID = re.compile(r"[A-Za-z0-9_-]{4,64}")
 # The last digits of a bank account (the API shows the last four: "****6789") or the end of a
 # wallet address: at least this many letters or digits.
 TAIL_MIN = 3
+# The letters of a trigram: a shorter word gives a trigram index nothing to look up.
+TRIGRAM = 3
 MASKED_DIGITS = 4
 
 
@@ -38,7 +40,9 @@ class Query:
         rows it finds; all of a common word's trigrams ("ustomer" in a million "Customer N")
         would be read and intersected instead."""
         words = self.text.split()
-        return max(words, key=lambda word: (len(word) >= 3, any(c.isdigit() for c in word), len(word)), default="")
+        return max(
+            words, key=lambda word: (len(word) >= TRIGRAM, any(c.isdigit() for c in word), len(word)), default=""
+        )
 
     @property
     def has_at(self) -> bool:

@@ -78,8 +78,8 @@ def reads_whole(node: dict, table: str = "") -> list[str]:
     planned as at full size."""
     found = []
     kind, table = node["Node Type"], node.get("Relation Name", table)
-    inside_words = node.get("Index Name") == "customers_customer_pkey"
-    if table in LARGE_TABLES and not inside_words:
+    key_walk = node.get("Index Name") == "customers_customer_pkey"
+    if table in LARGE_TABLES and not key_walk:
         if kind == "Seq Scan":
             found.append(f"{kind} on {table}")
         if kind in ("Index Scan", "Index Only Scan", "Bitmap Index Scan") and "Index Cond" not in node:
