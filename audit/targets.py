@@ -30,7 +30,7 @@ class Namer(NamedTuple):
 
 
 _NAMERS: dict[str, Namer] = {}
-# The permission a kind's pages need (codename of core.roles): without it the name shows, no link.
+# The permission a kind's pages need (codename of core.access): without it the name shows, no link.
 _PERMISSIONS: dict[str, str] = {}
 
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from audit.models import AuditEvent
 from audit.targets import name_targets
 from core import labels
-from core.roles import Role
+from core.access import Role
 from core.together import fetch_together
 from customers.models import CustomerStatus
 from customers.selectors import NEEDS_PERSON

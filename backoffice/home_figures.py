@@ -98,7 +98,7 @@ def open_alert_figures(now: dt.datetime) -> dict:
 def live_figures(*, user, roles: list[str], snapshots: list[str], now: dt.datetime, expiring: dt.timedelta) -> dict:
     """Every figure the sections of `roles` read live, and the `snapshots` they show, in one
     query whatever the roles."""
-    from core.roles import Role
+    from core.access import Role
 
     figures = snapshot_figures(snapshots)
     if Role.COMPLIANCE in roles:

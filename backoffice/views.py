@@ -6,8 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from core.access import staff_required
-from core.roles import roles_of
+from core.access import roles_of, staff_required
 from upstream.client import get_client
 
 from .health import broker_status, cache_status, database_status, readiness

@@ -282,7 +282,7 @@ def _run(args, faults: list[str]) -> dict:
     from django.db import DatabaseError
     from django.utils import timezone
 
-    from core.roles import Role
+    from core.access import Role
     from mirror.models import WebhookEvent, WebhookSecret
 
     env["DATABASE_URL"] = os.environ["DATABASE_URL"]

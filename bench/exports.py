@@ -70,8 +70,8 @@ def main():
     from django.contrib.auth.models import Group
     from django.test import Client
 
+    from core.access import Role
     from core.exports import _iterated_lines
-    from core.roles import Role
     from payments.models import Transaction
     from payments.selectors import EXPORT_COLUMNS
 

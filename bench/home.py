@@ -114,7 +114,7 @@ def main():
     from django.test import Client
 
     from backoffice import rollups
-    from core.roles import Role, sync_role_groups
+    from core.access import Role, sync_role_groups
 
     load = {
         "customers_seconds": round(pages.generate(args.customers), 1),

@@ -104,7 +104,7 @@ def main():
     from django.test import Client
     from django.utils import timezone
 
-    from core.roles import Role
+    from core.access import Role
     from customers.models import Customer
 
     call_command("collectstatic", "--noinput", verbosity=0)  # the manifest of production settings

@@ -258,7 +258,7 @@ def main():
     from django.contrib.auth.hashers import make_password
     from django.contrib.auth.models import Group
 
-    from core.roles import Role
+    from core.access import Role
     from mirror.models import WebhookEvent, WebhookSecret
     from sandbox.models import Delivery, DeliveryStatus
 

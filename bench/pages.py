@@ -143,7 +143,7 @@ def main():
     from django.contrib.auth.models import Group, Permission
     from django.test import Client
 
-    from core.roles import sync_role_groups
+    from core.access import sync_role_groups
 
     seconds = generate(args.customers)
     sync_role_groups(Group, Permission)

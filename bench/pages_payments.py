@@ -126,7 +126,7 @@ def main():
     from django.urls import clear_url_caches, path, reverse
 
     import backoffice.urls
-    from core.roles import sync_role_groups
+    from core.access import sync_role_groups
     from payments.models import Transaction
     from payments.selectors import transactions_listed, transactions_stuck
 

@@ -160,7 +160,7 @@ def main():
     from django.contrib.auth.models import Group
     from django.test import Client
 
-    from core.roles import Role
+    from core.access import Role
     from mirror.models import WebhookSecret
     from sandbox.services.webhooks import deliver_due
 

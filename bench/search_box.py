@@ -176,7 +176,7 @@ def main():
     from django.urls import reverse
     from sweep_data import build
 
-    from core.roles import sync_role_groups
+    from core.access import sync_role_groups
     from customers.models import Customer
     from payments.models import PaymentAccount
 

@@ -39,7 +39,7 @@ def main():
     from django.utils import timezone
     from pages import generate, measure
 
-    from core.roles import sync_role_groups
+    from core.access import sync_role_groups
     from customers.models import Customer
     from customers.selectors import needs_person_q, sla_q
 

@@ -382,7 +382,7 @@ def staff_clients() -> dict:
     from django.contrib.auth.models import Group, Permission
     from django.test import Client
 
-    from core.roles import sync_role_groups
+    from core.access import sync_role_groups
 
     sync_role_groups(Group, Permission)
     clients = {}

@@ -9,7 +9,7 @@ class CoreConfig(AppConfig):
         from django.db.models.signals import post_migrate
 
         from . import labels
-        from .roles import Role, sync_roles_after_migrate
+        from .access import Role, sync_roles_after_migrate
 
         post_migrate.connect(sync_roles_after_migrate, sender=self)
         labels.register(labels.ROLE, dict(Role.choices))

@@ -6,7 +6,7 @@ import uuid
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from .roles import PERMISSIONS
+from .access import PERMISSIONS
 
 
 class StaffPermission(models.Model):

@@ -25,7 +25,6 @@ from django.utils import timezone
 
 from audit.models import AuditEvent
 from core.live import CompiledQuery, version_of
-from core.prefix import starts_with
 from core.together import sections_in
 
 from .models import (
@@ -39,6 +38,7 @@ from .models import (
     HostedLinkHandout,
     VerificationIssue,
 )
+from .prefix import starts_with
 
 # Statuses that always need a person; CREATED joins them once it has waited too long.
 NEEDS_PERSON = [CustomerStatus.UNDER_REVIEW, CustomerStatus.NEEDS_ADDITIONAL_INFORMATION, CustomerStatus.REJECTED]
@@ -197,7 +197,7 @@ def with_issue_over_sla(code: str, *, statuses=None) -> QuerySet:
 
 def search_candidates(q: str) -> QuerySet:
     """The customers a search looks at: the first SEARCH_CANDIDATES whose name or e-mail starts
-    with `q` (an e-mail only when `q` holds an @), by the Upper() prefix indexes (core.prefix).
+    with `q` (an e-mail only when `q` holds an @), by the Upper() prefix indexes (customers.prefix).
 
     A bounded set whatever the prefix: a common one ("Customer 1") matches a tenth of the
     customers, which the queue's order would otherwise walk or sort. The page then filters and
@@ -205,6 +205,24 @@ def search_candidates(q: str) -> QuerySet:
     """
     matches = starts_with("email", q) if "@" in q else starts_with("name", q) | starts_with("email", q)
     return Customer.objects.filter(matches).values("pk")[:SEARCH_CANDIDATES]
+
+
+def customers_search(*, query: str, active_only: bool = True, limit: int = 10) -> QuerySet[Customer]:
+    """Customers whose name or e-mail starts with `query`, or whose id is `query`: the ACTIVE
+    ones (whom money may move for), or all of them (to filter lists by)."""
+    query = query.strip()
+    if not query:
+        return Customer.objects.none()
+    matches = starts_with("name", query) | starts_with("email", query) | Q(customer_id=query)
+    found = Customer.objects.filter(matches, missing_upstream=False)
+    if active_only:
+        found = found.filter(status=CustomerStatus.ACTIVE)
+    # Bounded as the queue's search is (search_candidates): the first
+    # SEARCH_CANDIDATES matches by the prefix indexes, of which the page orders the first
+    # `limit` by name. A common prefix ("Customer 12", a hundredth of the customers) then costs
+    # what a rare one does, where ordering every match read and sorted them all.
+    candidates = found.values("pk")[:SEARCH_CANDIDATES]
+    return Customer.objects.filter(pk__in=candidates).order_by("name", "pk")[:limit]
 
 
 def one_issue_per_code(issues: QuerySet[VerificationIssue]) -> QuerySet[VerificationIssue]:

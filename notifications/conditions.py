@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from core.roles import Role
+from core.access import Role
 
 from .kinds import BREAKER_OPEN, CASE_PAST_SLA, INBOX_BACKLOG, SYNC_STALE, TRANSFER_STUCK, Raised, in_roles
 from .models import OpenCondition

@@ -7,7 +7,7 @@ import datetime as dt
 from django.urls import reverse
 from django.utils import timezone
 
-from core.roles import Role
+from core.access import Role
 
 from . import kinds, services
 from .models import Notification

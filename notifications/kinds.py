@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet
 from django.urls import reverse
 
 from audit.models import AuditEvent
-from core.roles import Role
+from core.access import Role
 
 from .models import Choice
 
@@ -35,7 +35,7 @@ def holders(codename: str) -> QuerySet:
 
 
 def in_roles(*roles: str) -> QuerySet:
-    """Active members of any of `roles` (core.roles.Role)."""
+    """Active members of any of `roles` (core.access.Role)."""
     return get_user_model().objects.filter(is_active=True, groups__name__in=roles).distinct()
 
 

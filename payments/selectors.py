@@ -12,10 +12,8 @@ from audit.models import AuditEvent
 from core import labels
 from core.exports import Column, with_words
 from core.live import CompiledQuery, version_of
-from core.prefix import starts_with
 from core.together import fetch_together
-from customers import selectors as customer_selectors
-from customers.models import Customer, CustomerStatus
+from customers.models import Customer
 
 from .models import (
     ApprovalRequest,
@@ -91,24 +89,6 @@ def direction_of(source_payment_method: str) -> str:
     if not source_payment_method:
         return ""
     return "Offramp" if source_payment_method in CHAINS else "Onramp"
-
-
-def customers_search(*, query: str, active_only: bool = True, limit: int = 10) -> QuerySet[Customer]:
-    """Customers whose name or e-mail starts with `query`, or whose id is `query`: the ACTIVE
-    ones (whom money may move for), or all of them (to filter lists by)."""
-    query = query.strip()
-    if not query:
-        return Customer.objects.none()
-    matches = starts_with("name", query) | starts_with("email", query) | Q(customer_id=query)
-    found = Customer.objects.filter(matches, missing_upstream=False)
-    if active_only:
-        found = found.filter(status=CustomerStatus.ACTIVE)
-    # Bounded as the queue's search is (customers.selectors.search_candidates): the first
-    # SEARCH_CANDIDATES matches by the prefix indexes, of which the page orders the first
-    # `limit` by name. A common prefix ("Customer 12", a hundredth of the customers) then costs
-    # what a rare one does, where ordering every match read and sorted them all.
-    candidates = found.values("pk")[: customer_selectors.SEARCH_CANDIDATES]
-    return Customer.objects.filter(pk__in=candidates).order_by("name", "pk")[:limit]
 
 
 def quote_accounts(*, customer: Customer) -> tuple[list[PaymentAccount], list[PaymentAccount]]:

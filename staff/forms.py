@@ -3,7 +3,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from core.roles import Role
+from core.access import Role
 
 from .auth import ACCESS_ENDED
 from .timezones import all_zones

@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from audit.records import audit_record
+from core.access import Role, roles_of
 from core.live import forget_session
-from core.roles import Role, roles_of
 
 from . import lockouts
 from .mfa import Authenticator

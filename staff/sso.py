@@ -18,7 +18,7 @@ from django.db import transaction
 from django.shortcuts import render
 
 from audit.records import audit_record
-from core.roles import Role, roles_of
+from core.access import Role, roles_of
 
 from .usernames import stored_spelling, validate_new
 

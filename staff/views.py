@@ -10,8 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from audit.records import audit_record
-from core.access import recent_auth_required, role_required, staff_required
-from core.roles import roles_of
+from core.access import recent_auth_required, role_required, roles_of, staff_required
 from core.views import paginate_keyset
 
 from . import services

@@ -5,7 +5,7 @@ import httpx
 import pytest
 from django.contrib.auth.models import Group, Permission
 
-from core.roles import Role, sync_role_groups
+from core.access import Role, sync_role_groups
 
 # Playwright's sync API runs an event loop in the test thread; Django must still allow ORM calls.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -20,7 +20,7 @@ def _fast_passwords(settings):
 
 def role_group(role: str) -> Group:
     """The role's group. The migrations make the groups and a flush remakes them (post_migrate:
-    core.roles); they are synced again only where a test removed one (one query, not fifteen)."""
+    core.access); they are synced again only where a test removed one (one query, not fifteen)."""
     try:
         return Group.objects.get(name=role)
     except Group.DoesNotExist:

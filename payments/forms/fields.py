@@ -81,7 +81,7 @@ class AmountField(forms.CharField):
 
 class CustomerPicker(forms.HiddenInput):
     """A customer chosen by a type-ahead search on name, e-mail or id (the quote builder's
-    search, payments.selectors.customers_search); the field's value stays the customer's id.
+    search, customers.selectors.customers_search); the field's value stays the customer's id.
     The chosen customer shows by name, with a way to choose another. A form that has read the
     customer already (to check it) gives it to the widget: `widget.customer = customer`."""
 

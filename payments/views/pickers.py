@@ -4,8 +4,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from core.access import role_required
-
-from ..selectors import customers_search
+from customers.selectors import customers_search
 
 
 @role_required("view_payments")

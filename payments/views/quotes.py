@@ -11,12 +11,13 @@ from django.views.decorators.http import require_GET, require_http_methods
 from core.access import recent_auth_required, role_required
 from core.together import fetch_together
 from customers.models import Customer, CustomerStatus
+from customers.selectors import customers_search
 from paymentsapi import PaymentsApiError, ValidationFailed
 from upstream.api_errors import api_error_message
 
 from ..forms.transactions import ExecuteForm, PreviewForm, QuoteForm, quote_inputs
 from ..models import ApprovalStatus, PaymentAccount, Quote, Transaction
-from ..selectors import account_name, account_names, customers_search, quote_accounts
+from ..selectors import account_name, account_names, quote_accounts
 from ..services.approvals import WaitingForApproval, execute_or_request_approval
 from ..services.holds import AccountHeld
 from ..services.quotes import exchange_rate_get, quote_create, quote_needs_approval, quote_usd_value

@@ -165,7 +165,7 @@ def test_each_home_page_costs_a_fixed_number_of_queries(client, make_staff, djan
 def test_the_home_page_of_a_member_with_every_role_costs_at_most_eight_queries(
     client, make_staff, django_assert_max_num_queries
 ):
-    from core.roles import Role
+    from core.access import Role
     from tests.conftest import role_group
 
     rollups.refresh()

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from core.roles import Role
+from core.access import Role
 from tests.browser.nav import log_in, nav_link
 from tests.factories import CustomerFactory, TransactionFactory
 

@@ -110,7 +110,7 @@ def test_unknown_url_is_the_404_page(client_as):
 def test_groups_hold_the_permissions_of_the_table(db):
     from django.contrib.auth.models import Group
 
-    from core.roles import ROLE_PERMISSIONS
+    from core.access import ROLE_PERMISSIONS
 
     for role, codenames in ROLE_PERMISSIONS.items():
         group = Group.objects.get(name=role.value)

@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from core.roles import Role
+from core.access import Role
 from notifications.kinds import KINDS
 from notifications.models import Notification
 

@@ -266,7 +266,7 @@ def test_the_preferences_of_a_member_in_every_role_take_a_fixed_number_of_querie
 ):
     from django.utils.html import escape
 
-    from core.roles import Role
+    from core.access import Role
     from notifications.kinds import KINDS
     from tests.conftest import role_group
 

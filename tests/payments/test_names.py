@@ -240,7 +240,7 @@ def test_the_customer_search_looks_at_a_bounded_set_in_one_query(client_as, monk
     """A common prefix reads the first SEARCH_CANDIDATES matches, as the queue's search does,
     and orders those by name: not every customer whose name starts so."""
     from customers import selectors as customer_selectors
-    from payments.selectors import customers_search
+    from customers.selectors import customers_search
 
     monkeypatch.setattr(customer_selectors, "SEARCH_CANDIDATES", 3)
     for name in ("Olivia Smith C", "Olivia Smith A", "Olivia Smith E", "Olivia Smith B", "Olivia Smith D"):

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from audit.models import AuditEvent
-from core.roles import Role
+from core.access import Role
 from staff.services import LastAdmin, NoLongerAllowed
 from tests.race import at_once
 

@@ -310,7 +310,7 @@ def test_the_matrix_lists_every_write():
     client = Client()
     from django.contrib.auth import get_user_model
 
-    from core.roles import sync_role_groups  # noqa: F401 - groups exist from migrations
+    from core.access import sync_role_groups  # noqa: F401 - groups exist from migrations
 
     user = get_user_model().objects.create_superuser("root", password="x")
     client.force_login(user)

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
-from core.roles import roles_of
+from core.access import roles_of
 from tests.totp import totp_code
 
 PASSWORD = "correct horse battery"

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from audit.models import AuditEvent
-from core.roles import roles_of
+from core.access import roles_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT_ID, CLIENT_SECRET = "backoffice-test", "a-client-secret-for-tests-only"

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from audit.models import AuditEvent
-from core.roles import roles_of
+from core.access import roles_of
 from tests.conftest import authenticated_now
 
 PASSWORD = "correct horse battery"

@@ -7,7 +7,7 @@ from django.core.management import call_command, get_commands
 from django.core.management.base import BaseCommand, CommandError
 from django.test import override_settings
 
-from core.roles import Role
+from core.access import Role
 from notifications.demo import seed_demo_notifications
 
 

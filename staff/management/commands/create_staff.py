@@ -3,7 +3,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from core.roles import Role, sync_role_groups
+from core.access import Role, sync_role_groups
 from staff import services
 
 

@@ -1,4 +1,4 @@
-"""core.prefix.starts_with finds what istartswith finds, on PostgreSQL from the btree range
+"""customers.prefix.starts_with finds what istartswith finds, on PostgreSQL from the btree range
 of the name's text_pattern_ops index rather than its trigram index."""
 
 import json
@@ -6,8 +6,8 @@ import json
 import pytest
 from django.db import connection
 
-from core.prefix import starts_with
 from customers.models import Customer
+from customers.prefix import starts_with
 from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db
