@@ -66,8 +66,9 @@ class Document(ApiModel):
     description: str | None = None
 
 
-class KycData(ApiModel):
-    """Request part: send only what is set (the client drops None fields)."""
+class Person(ApiModel):
+    """Who a person is, as the KYC of an individual and a business's associated persons both
+    give it. Request parts: send only what is set (the client drops None fields)."""
 
     legal_first_name: str | None = None
     legal_middle_name: str | None = None
@@ -78,6 +79,10 @@ class KycData(ApiModel):
     national_id_type: str | None = None
     national_id_number: str | None = None
     nationality: str | None = None
+    documents: list[Document] | None = None
+
+
+class KycData(Person):
     employment_status: str | None = None
     most_recent_occupation: str | None = None
     source_of_funds: str | None = None
@@ -85,7 +90,6 @@ class KycData(ApiModel):
     account_purpose_other: str | None = None
     expected_monthly_payments_usd: str | None = None
     is_intermediary: bool | None = None
-    documents: list[Document] | None = None
 
 
 class BusinessInfo(ApiModel):
@@ -101,13 +105,8 @@ class BusinessInfo(ApiModel):
     is_dao: bool | None = None
 
 
-class AssociatedPerson(ApiModel):
-    legal_first_name: str | None = None
-    legal_middle_name: str | None = None
-    legal_last_name: str | None = None
+class AssociatedPerson(Person):
     email: str | None = None
-    phone_number: str | None = None
-    date_of_birth: date | None = None
     address: Address | None = None
     # A fraction (a quarter is 0.25). Unlike amounts, the wire wants a JSON number here.
     ownership_percentage: Annotated[Decimal, PlainSerializer(JsonNumber, return_type=Any)] | None = None
@@ -115,11 +114,6 @@ class AssociatedPerson(ApiModel):
     is_control_person: bool | None = None
     is_signer: bool | None = None
     is_director: bool | None = None
-    national_id_issuing_country: str | None = None
-    national_id_type: str | None = None
-    national_id_number: str | None = None
-    nationality: str | None = None
-    documents: list[Document] | None = None
 
 
 class BusinessDocument(ApiModel):
