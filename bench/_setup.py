@@ -141,6 +141,16 @@ def machine_speed() -> float:
     return round(min(work() for _ in range(5)), 1)
 
 
+# The yardstick of the machine on which the export's and the sync's throughput targets were asked.
+THROUGHPUT_YARDSTICK = 57.4
+
+
+def scaled_target(target: float, speeds: list[float]) -> int:
+    """A throughput target asked on a machine whose yardstick read THROUGHPUT_YARDSTICK, on this
+    run's machine (the mean of the yardstick readings `speeds`): a faster machine owes more."""
+    return round(target * THROUGHPUT_YARDSTICK / (sum(speeds) / len(speeds)))
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]

@@ -18,7 +18,7 @@ in the product:
 
 A page holds when its p50 is within the budget that travels (bench/sweep.py's `budget_ms` of
 the machine's yardstick, `_setup.machine_speed()`) and it runs at most 6 queries (home 8). The
-export holds at 300,000 rows/s on a machine whose yardstick reads 57.4 (issue 32), scaled the
+export holds at 300,000 rows/s on the machine of `_setup.THROUGHPUT_YARDSTICK`, scaled the
 same way. A piece's verdict: "remove" when the standard way holds on every page it serves;
 "keep" when on some page the standard way misses and the piece holds; "open" when both miss
 (the lead decides; the figures say by how much).
@@ -51,7 +51,6 @@ warnings.filterwarnings("ignore", message="No directory at")
 MAX_QUERIES = 6
 MAX_QUERIES_HOME = 8
 EXPORT_TARGET_ROWS_PER_S = 300_000
-EXPORT_TARGET_YARDSTICK = 57.4  # the machine of issue 32, where 300,000 rows/s is asked
 
 
 # --- The standard ways, as patches -------------------------------------------------------------
@@ -376,7 +375,7 @@ def main():
     parser.add_argument("--only", action="append", choices=list(STANDARD), help="only this piece (repeatable)")
     args = parser.parse_args()
 
-    from _setup import database_exists, machine_speed, pages_without_upstream
+    from _setup import database_exists, machine_speed, pages_without_upstream, scaled_target
 
     if not args.reuse or not database_exists(args.database):
         parser.error(f"--reuse with an existing database (bench/sweep.py --keep --database {args.database})")
@@ -401,7 +400,7 @@ def main():
         elif piece == "live":
             pages = measure_live(clients, ids, budget, args.repeats)
         else:
-            target = EXPORT_TARGET_ROWS_PER_S * EXPORT_TARGET_YARDSTICK / yardstick_now
+            target = scaled_target(EXPORT_TARGET_ROWS_PER_S, [yardstick_now])
             pages = measure_exports(clients, args.export_rows, args.export_rounds, target)
         results[piece] = {"piece": PIECES[piece], "pages": pages}
     yardstick_after = machine_speed()
@@ -411,7 +410,7 @@ def main():
     for piece, result in results.items():
         for page in result["pages"]:
             if piece == "exports":
-                target = EXPORT_TARGET_ROWS_PER_S * EXPORT_TARGET_YARDSTICK / yardstick
+                target = scaled_target(EXPORT_TARGET_ROWS_PER_S, [yardstick])
                 page["target_rows_per_second"] = round(target)
                 page["piece_holds"] = page["piece"]["rows_per_second_median"] >= target
                 page["standard_holds"] = page["standard"]["rows_per_second_median"] >= target

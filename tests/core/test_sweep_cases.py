@@ -86,3 +86,13 @@ def test_the_next_page_link_is_found_on_the_list_itself():
     html = '<a href="/other/?page=2">x</a><a href="?status=A&amp;cursor=abc" rel="next">Next</a>'
     assert sweep.next_page(html, "/list/") == "/list/?status=A&cursor=abc"
     assert sweep.next_page("<p>no more</p>", "/list/") is None
+
+
+def test_a_throughput_target_is_owed_in_proportion_to_the_machines_speed():
+    import _setup
+
+    asked = _setup.THROUGHPUT_YARDSTICK
+    assert _setup.scaled_target(300_000, [asked, asked]) == 300_000
+    # Twice as fast a machine (half the yardstick) owes twice the rows; the readings are averaged.
+    assert _setup.scaled_target(300_000, [asked / 2 - 1, asked / 2 + 1]) == 600_000
+    assert _setup.scaled_target(2000, [asked * 2]) == 1000
