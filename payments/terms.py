@@ -61,10 +61,12 @@ QUOTE_TERM_FIELDS = tuple(f.name for f in fields(QuoteTerms) if f.name != "custo
 
 def currency_label(value) -> str:
     """A currency as staff read it: the API answers an object (its label, or a token's
-    contract), a request names it by its code."""
+    contract), as JSON or as the client's typed `Currency`; a request names it by its code."""
     if isinstance(value, dict):
         return value.get("label") or value.get("contractAddress") or ""
-    return value or ""
+    if value is None or isinstance(value, str):
+        return value or ""
+    return value.label or value.contract_address or ""
 
 
 def _decimal(value) -> Decimal | None:

@@ -10,6 +10,7 @@ from upstream.mirrored import Source, announce_changes
 from upstream.upsert import UpsertCounts, is_stale
 
 from .models import AutomationRule, AutomationRuleChange, PaymentAccount, Transaction, TransactionStatusChange
+from .terms import currency_label
 from .usd import transaction_usd_value
 
 _ACCOUNT_DETAIL_FIELDS = (
@@ -27,12 +28,6 @@ def _dump(model) -> dict | None:
 
 def _customer_pks(upstream_ids) -> dict[str, int]:
     return dict(Customer.objects.filter(customer_id__in=set(upstream_ids)).values_list("customer_id", "pk"))
-
-
-def _label(currency) -> str:
-    if currency is None:
-        return ""
-    return currency if isinstance(currency, str) else (currency.label or currency.contract_address or "")
 
 
 def without_bank_numbers(item: api.PaymentAccount) -> api.PaymentAccount:
@@ -177,12 +172,12 @@ def _transaction_values(item: api.Transaction, customers: dict) -> dict:
         "status": str(item.transaction_status),
         "source_account_id": source.source_payment_account_id or "",
         "source_payment_method": source.source_payment_method or "",
-        "source_currency": _label(source.source_currency),
+        "source_currency": currency_label(source.source_currency),
         "source_amount": source.source_amount,
         "source_reference_id": source.source_reference_id or "",
         "destination_account_id": destination.destination_payment_account_id or "",
         "destination_payment_method": destination.destination_payment_method or "",
-        "destination_currency": _label(destination.destination_currency),
+        "destination_currency": currency_label(destination.destination_currency),
         "destination_amount": destination.destination_amount,
         "destination_reference_id": destination.destination_reference_id or "",
         "exchange_rate": destination.exchange_rate,
@@ -194,9 +189,9 @@ def _transaction_values(item: api.Transaction, customers: dict) -> dict:
         "upstream_updated_at": item.updated_at,
         "usd_value": transaction_usd_value(
             source_amount=source.source_amount,
-            source_currency=_label(source.source_currency),
+            source_currency=currency_label(source.source_currency),
             destination_amount=destination.destination_amount,
-            destination_currency=_label(destination.destination_currency),
+            destination_currency=currency_label(destination.destination_currency),
         ),
     }
 

@@ -163,3 +163,16 @@ def test_a_rules_terms_read_the_apis_template_and_trigger_as_typed_fields():
         RuleTerms.from_api({"source": {"sourceCurrency": "USDC"}}, {"cronSchedule": "0 9 * * *"}).source_currency
         == "USDC"
     )
+
+
+def test_a_currency_reads_the_same_from_json_from_the_clients_type_and_from_a_code():
+    from payments.terms import currency_label
+    from paymentsapi import types as api
+
+    token = {"contractAddress": "0xabc", "chain": "BASE"}
+    assert currency_label({"label": "USDC", "contractAddress": "0xabc"}) == "USDC"
+    assert currency_label(token) == "0xabc"
+    assert currency_label(api.Currency.model_validate({"label": "USDC"})) == "USDC"
+    assert currency_label(api.Currency.model_validate(token)) == "0xabc"
+    assert currency_label("USD") == "USD"
+    assert currency_label(None) == ""
