@@ -1,7 +1,7 @@
 """Payment accounts: create, list, read, balance; the test helpers that fund one and complete a
-pending bank account's form (routed from sandbox/views/test_helpers.py)."""
+pending bank account's form."""
 
-from django.urls import path, reverse
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
@@ -92,20 +92,7 @@ class PaymentAccountBalanceApi(SandboxApi):
         return Response(balance_body(account=account, currency=currency))
 
 
-urlpatterns = [
-    path("payment-accounts", PaymentAccountListCreateApi.as_view(), name="sandbox-payment-accounts"),
-    path(
-        "payment-accounts/<str:payment_account_id>", PaymentAccountGetApi.as_view(), name="sandbox-get-payment-account"
-    ),
-    path(
-        "payment-accounts/<str:payment_account_id>/balance",
-        PaymentAccountBalanceApi.as_view(),
-        name="sandbox-get-payment-account-balance",
-    ),
-]
-
-
-# --- test helpers (routed from sandbox/views/test_helpers.py) -----------------------------------
+# --- the test helpers' views, routed under test-helpers/ by sandbox/urls.py ---------------------
 
 
 class PaymentAccountFundApi(SandboxApi):

@@ -1,4 +1,4 @@
-"""The clock test helper (routed from sandbox/views/test_helpers.py)."""
+"""The clock test helper."""
 
 from django.db import transaction
 from drf_spectacular.utils import extend_schema

@@ -1,7 +1,6 @@
 """Customers: POST/GET /customers, GET /customer/{id} and /customers/{id}, PATCH /customers/{id};
-the test helpers that review and deactivate one (routed from sandbox/views/test_helpers.py)."""
+the test helpers that review and deactivate one."""
 
-from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
@@ -112,14 +111,7 @@ class CustomerDetailApi(CustomerRetrieveApi):
         return Response(CustomerSerializer(customer, context={"request": request}).data)
 
 
-urlpatterns = [
-    path("customers", CustomerListCreateApi.as_view(), name="sandbox-list-create-customers"),
-    path("customers/<str:customerId>", CustomerDetailApi.as_view(), name="sandbox-detail-customer"),
-    path("customer/<str:customerId>", CustomerRetrieveApi.as_view(), name="sandbox-get-customer"),
-]
-
-
-# --- test helpers (routed from sandbox/views/test_helpers.py) -----------------------------------
+# --- the test helpers' views, routed under test-helpers/ by sandbox/urls.py ---------------------
 
 
 class CustomerReviewApi(SandboxApi):

@@ -10,7 +10,6 @@ POST {base_url}/test-helpers/transactions/{id}/deposit-link.
 """
 
 from django.shortcuts import redirect, render
-from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
@@ -83,8 +82,3 @@ def deposit_transaction(request, token):
         "error": error,
     }
     return render(request, "sandbox/forms/deposit.html", context, status=400 if error else 200)
-
-
-urlpatterns = [
-    path("forms/deposits/<str:token>", deposit_transaction, name="sandbox-deposit"),
-]

@@ -11,7 +11,6 @@ with the provider's links. These pages, and only these, may be framed by other s
 from csp.decorators import csp_replace
 from django.conf import settings
 from django.shortcuts import redirect, render
-from django.urls import path
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -144,10 +143,3 @@ def complete_bank_account(request, token):
         {"form": form, "account": account},
         status=400 if form.errors else 200,
     )
-
-
-urlpatterns = [
-    path("forms/verify/<str:token>", verify_customer, name="sandbox-verify-customer"),
-    path("forms/verify/<str:token>/submitted", verify_customer_submitted, name="sandbox-verify-customer-submitted"),
-    path("forms/bank-accounts/<str:token>", complete_bank_account, name="sandbox-complete-bank-account"),
-]

@@ -4,7 +4,6 @@ the sandbox's own routes (paths relative to {base_url}, as the spec writes them)
 Also the error body schema every sandbox view names in its extend_schema: `error_responses`.
 """
 
-from django.urls import path
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
@@ -107,8 +106,3 @@ class OpenApiDocumentApi(SpectacularAPIView):
     renderer_classes = [OpenApiJsonRenderer]
     urlconf = "sandbox.urls"
     custom_settings = SCHEMA_SETTINGS
-
-
-urlpatterns = [
-    path("openapi.json", OpenApiDocumentApi.as_view(), name="sandbox-openapi"),
-]

@@ -1,6 +1,5 @@
 """POST /quotes."""
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
@@ -21,6 +20,3 @@ class QuoteCreateApi(SandboxApi):
     def post(self, request):
         quote = quote_create(api_key=self.api_key, data=validated(QuoteCreateIn, request.data))
         return Response(quote_body(quote), status=201)
-
-
-urlpatterns = [path("quotes", QuoteCreateApi.as_view(), name="sandbox-create-quote")]

@@ -1,6 +1,5 @@
-"""GET /exchange-rates, and the test helper that moves a rate (routed from test_helpers.py)."""
+"""GET /exchange-rates, and the test helper that moves a rate."""
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
@@ -44,6 +43,3 @@ class RateShiftApi(SandboxApi):
     def post(self, request):
         data = validated(RateShiftIn, request.data)
         return Response(exchange_rate_shift(currency=data["currency"], bps=data["bps"]))
-
-
-urlpatterns = [path("exchange-rates", ExchangeRateGetApi.as_view(), name="sandbox-get-exchange-rate")]

@@ -1,6 +1,5 @@
 """Automation rules: create, list, read, replace."""
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
@@ -52,13 +51,7 @@ class RuleGetUpdateApi(SandboxApi):
         return Response(service.rule_body(rule))
 
 
-urlpatterns = [
-    path("automation-rules", RuleListCreateApi.as_view(), name="sandbox-automation-rules"),
-    path("automation-rules/<str:rule_id>", RuleGetUpdateApi.as_view(), name="sandbox-automation-rule"),
-]
-
-
-# --- test helpers (routed from sandbox/views/test_helpers.py) -----------------------------------
+# --- the test helpers' views, routed under test-helpers/ by sandbox/urls.py ---------------------
 
 
 class RulesRunApi(SandboxApi):

@@ -1,9 +1,9 @@
 """Transactions: create (idempotent), read, cancel; the test helpers that advance one and give
-its deposit page (routed from sandbox/views/test_helpers.py)."""
+its deposit page."""
 
 import re
 
-from django.urls import path, reverse
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.response import Response
 
@@ -87,13 +87,7 @@ class TransactionGetCancelApi(SandboxApi):
         return Response({"message": f"Transaction {tx.pk} cancelled"})
 
 
-urlpatterns = [
-    path("transactions", TransactionCreateApi.as_view(), name="sandbox-create-transaction"),
-    path("transactions/<str:transaction_id>", TransactionGetCancelApi.as_view(), name="sandbox-transaction"),
-]
-
-
-# --- test helpers (routed from sandbox/views/test_helpers.py) -----------------------------------
+# --- the test helpers' views, routed under test-helpers/ by sandbox/urls.py ---------------------
 
 
 class TransactionDepositLinkApi(SandboxApi):

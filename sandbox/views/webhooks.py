@@ -3,7 +3,6 @@ GET /webhooks/{webhookId}/deliveries (docs/decisions/sandbox-webhooks.md)."""
 
 import uuid
 
-from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.response import Response
 
@@ -102,14 +101,3 @@ class WebhookDeliveryListApi(SandboxApi):
         query = validated(PageQuery, request.query_params, location="query")
         deliveries, token = delivery_list(endpoint=endpoint, token=query.get("pageToken"), size=query["pageSize"])
         return Response({"deliveries": DeliveryOut(deliveries, many=True).data, "nextPageToken": token})
-
-
-urlpatterns = [
-    path("webhooks", WebhookListCreateApi.as_view(), name="sandbox-list-create-webhooks"),
-    path("webhooks/<uuid:webhookId>", WebhookDetailApi.as_view(), name="sandbox-detail-webhook"),
-    path(
-        "webhooks/<uuid:webhookId>/deliveries",
-        WebhookDeliveryListApi.as_view(),
-        name="sandbox-list-webhook-deliveries",
-    ),
-]
