@@ -17,7 +17,7 @@ urlpatterns = [
     path("payments/", include("payments.urls")),
     path("monitoring/", include("monitoring.urls")),
     path("search/", include("search.urls")),
-    path("notifications/", include("notifications.views")),
+    path("notifications/", include("notifications.urls")),
     path("healthz", views.healthz, name="healthz"),
     path("readyz", views.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),

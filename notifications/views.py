@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -206,17 +206,3 @@ def retry_delivery(request, pk):
     else:
         messages.info(request, "That delivery is no longer failed.")
     return redirect("notifications-list-destinations")
-
-
-urlpatterns = [
-    path("", list_notifications, name="notifications-list-notifications"),
-    # A poll, as every live URL: its path ends in /live.
-    path("live", bell, name="notifications-bell"),
-    path("read-all", read_all, name="notifications-read-all"),
-    path("<int:pk>/open", open_notification, name="notifications-open-notification"),
-    path("preferences", preferences, name="notifications-preferences"),
-    path("destinations/", list_destinations, name="notifications-list-destinations"),
-    path("destinations/<int:pk>/", change_destination, name="notifications-change-destination"),
-    path("destinations/<int:pk>/test", test_destination, name="notifications-test-destination"),
-    path("deliveries/<int:pk>/retry", retry_delivery, name="notifications-retry-delivery"),
-]

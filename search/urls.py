@@ -1,3 +1,7 @@
-from .views import urlpatterns
+"""The search box's address, under /search/."""
 
-__all__ = ["urlpatterns"]
+from django.urls import path
+
+from .views import search_records
+
+urlpatterns = [path("", search_records, name="search")]

@@ -1,7 +1,6 @@
 """The search box's page (/search/?q=…) and its drop-down of results while typing."""
 
 from django.shortcuts import redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET
 
 from core.access import staff_required
@@ -31,6 +30,3 @@ def search_records(request):
         "searched": [kind.title for kind in kinds_for(request.user) if not only or kind.key == only],
     }
     return render(request, "search/results.html", context)
-
-
-urlpatterns = [path("", search_records, name="search")]
