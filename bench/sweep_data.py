@@ -103,19 +103,75 @@ def build(customers: int, transactions: int, audit_events: int, inbox_events: in
     return time.perf_counter() - started
 
 
+def add_payment_rows(customers: int, quotes: int, rules: int) -> float:
+    """A payment account per customer, `quotes` quotes and `rules` rules (INSERT ... SELECT)."""
+    from django.db import connection
+
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT min(id) FROM customers_customer")
+        c0 = cursor.fetchone()[0]
+        cursor.execute(
+            """
+            INSERT INTO payments_paymentaccount (account_id, form_link, customer_id, customer_upstream_id, account_type,
+                status, nickname, is_third_party, details, created_upstream_at, first_seen_at, upstream_updated_at,
+                synced_at, missing_upstream, hold_reason)
+            SELECT md5('a' || i), NULL, %(c0)s + i - 1, md5('c' || i),
+                   CASE WHEN i %% 2 = 0 THEN 'EXTERNAL_BANK_ACCOUNT' ELSE 'EXTERNAL_CRYPTO_WALLET' END,
+                   'ACTIVE', 'Account ' || i, false,
+                   CASE WHEN i %% 2 = 0
+                        THEN jsonb_build_object('bankAccountMask', '****' || lpad((i %% 10000)::text, 4, '0'),
+                                                'bankAccountCurrency', jsonb_build_object('label', 'USD'))
+                        ELSE jsonb_build_object('address', jsonb_build_object('address', '0x' || md5('w' || i) || substr(md5('x' || i), 1, 8),
+                                                                              'chain', 'BASE'),
+                                                'currency', jsonb_build_object('label', 'USDC'))
+                   END,
+                   now(), now(), now(), now(), false, ''
+            FROM generate_series(1, %(n)s) AS i
+            """,
+            {"n": customers, "c0": c0},
+        )
+        cursor.execute(
+            """
+            INSERT INTO payments_quote (quote_id, idempotency_key, customer_id, created_by_id, request,
+                source_account_id, source_payment_method, source_currency, source_amount, destination_account_id,
+                destination_payment_method, destination_currency, guaranteed, exchange_rate, destination_amount,
+                fees, expires_at, created_at)
+            SELECT md5('q' || i), md5('k' || i)::uuid, %(c0)s + i %% %(customers)s, NULL,
+                   '{"source": {"currency": "USD"}, "destination": {"currency": "USDC"}}'::jsonb,
+                   md5('a' || i), 'ACH', 'USD', 100, md5('a' || (i + 1)), 'BASE', 'USDC', false,
+                   1, 99, '{}'::jsonb, now() - interval '1 hour', now() - interval '2 hours'
+            FROM generate_series(1, %(n)s) AS i
+            """,
+            {"n": quotes, "c0": c0, "customers": customers},
+        )
+        cursor.execute(
+            """
+            INSERT INTO payments_automationrule (rule_id, customer_id, customer_upstream_id, name, source_account_id,
+                transaction_template, trigger, created_upstream_at, upstream_updated_at, synced_at, missing_upstream)
+            SELECT md5('r' || i), %(c0)s + i %% %(customers)s, md5('c' || i), 'Sweep ' || i, md5('a' || i),
+                   '{}'::jsonb, '{"cronSchedule": "0 9 * * 1-5"}'::jsonb, now(), now(), now(), false
+            FROM generate_series(1, %(n)s) AS i
+            """,
+            {"n": rules, "c0": c0, "customers": customers},
+        )
+        for table in ("payments_paymentaccount", "payments_quote", "payments_automationrule"):
+            cursor.execute(f"VACUUM ANALYZE {table}")
+    return time.perf_counter() - started
+
+
 def build_work(customers: int) -> float:
     """What the work lists show: a payment account per customer, quotes and automation rules
-    (bench/search_box.py), approval requests, escalated cases, monitoring rules with alerts, a
+    (add_payment_rows), approval requests, escalated cases, monitoring rules with alerts, a
     watch list, and notifications for the sweep's staff."""
     import uuid
 
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.utils import timezone
-    from search_box import add_search_rows
 
     started = time.perf_counter()
-    add_search_rows(customers, quotes=max(1000, customers // 5), rules=max(100, customers // 50))
+    add_payment_rows(customers, quotes=max(1000, customers // 5), rules=max(100, customers // 50))
     from monitoring.models import Alert, MonitoringRule, RuleVersion, WatchList, WatchListEntry
     from monitoring.rules import default_params
     from notifications.models import Notification
