@@ -96,7 +96,7 @@ def require_permission(user, codename: str) -> None:
 
 
 def role_required(codename: str):
-    """Require login, then the backoffice permission `codename` (see roles.ROLE_PERMISSIONS)."""
+    """Require login, then the backoffice permission `codename` (see ROLE_PERMISSIONS above)."""
 
     def decorator(view):
         @login_required
