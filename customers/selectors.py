@@ -217,10 +217,10 @@ def customers_search(*, query: str, active_only: bool = True, limit: int = 10) -
     found = Customer.objects.filter(matches, missing_upstream=False)
     if active_only:
         found = found.filter(status=CustomerStatus.ACTIVE)
-    # Bounded as the queue's search is (search_candidates): the first
-    # SEARCH_CANDIDATES matches by the prefix indexes, of which the page orders the first
-    # `limit` by name. A common prefix ("Customer 12", a hundredth of the customers) then costs
-    # what a rare one does, where ordering every match read and sorted them all.
+    # Bounded as the queue's search is (search_candidates): the first SEARCH_CANDIDATES matches
+    # by the prefix indexes, of which the page orders the first `limit` by name. A common prefix
+    # ("Customer 12", a hundredth of the customers) then costs what a rare one does, where
+    # ordering every match read and sorted them all.
     candidates = found.values("pk")[:SEARCH_CANDIDATES]
     return Customer.objects.filter(pk__in=candidates).order_by("name", "pk")[:limit]
 
